@@ -1,0 +1,138 @@
+"""Least-squares estimators of the base parameters (payload_identification_2017 eq. (10)–(13),
+methods §3; Gautier's weighted least squares).
+
+    OLS:  beta = argmin ‖tau − W beta‖²,        cov = σ² (WᵀW)⁻¹,  σ² = ‖r‖² / (N·n − nb)
+    WLS:  σ_j² = ‖tau_j − W_j beta_OLS‖² / (N − nb) per joint j, rows of joint j weighted by 1/σ_j,
+          beta = argmin ‖H (tau − W beta)‖²,   cov = (Wᵀ H² W)⁻¹
+
+Solutions use a QR factorisation of ``[W | tau]`` (no normal equations, no Q matrix stored).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from .errors import ExcitationError, InputError
+
+ESTIMATORS = ('ols', 'wls')
+EXCITATION_TOLERANCE = 1e-7
+
+
+@dataclass
+class Estimate:
+    """Result of a least-squares identification.
+
+    Attributes:
+        method: ``'ols'`` or ``'wls'``.
+        values: (nb,) base parameter estimates.
+        covariance: (nb, nb) parameter covariance.
+        sigma_joint: (n,) residual standard deviation per joint of the OLS fit (N·m).
+        condition_number: 2-norm condition number of the stacked base regressor W (N·n, nb).
+        samples: N.
+    """
+
+    method: str
+    values: np.ndarray
+    covariance: np.ndarray
+    sigma_joint: np.ndarray
+    condition_number: float
+    samples: int
+
+    @property
+    def std(self) -> np.ndarray:
+        """(nb,) standard deviation of each base parameter."""
+        return np.sqrt(np.clip(np.diag(self.covariance), 0.0, None))
+
+    @property
+    def rel_std_percent(self) -> np.ndarray:
+        """(nb,) relative standard deviation ``100·σ/|beta|`` in % (inf for beta = 0)."""
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(self.values != 0, 100 * self.std / np.abs(self.values), np.inf)
+
+
+def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
+             names: list[str] | None = None) -> Estimate:
+    """Identify the base parameters from a stacked regressor.
+
+    Args:
+        w: (N, n, nb) base regressor. tau: (N, n) joint torques, N·m or N.
+        method: ``'ols'`` or ``'wls'``.
+        names: (nb,) base parameter names, used in the error message.
+
+    Raises:
+        InputError: unknown method, shape mismatch, N ≤ nb.
+        ExcitationError: the data do not excite some base parameters.
+    """
+    if method not in ESTIMATORS:
+        raise InputError(f'estimator {method!r} unknown (choose from {", ".join(ESTIMATORS)})')
+    n_samples, n, nb = w.shape
+    if tau.shape != (n_samples, n):
+        raise InputError(f'torque array has shape {tau.shape}, regressor needs ({n_samples}, {n})')
+    if n_samples <= nb:
+        raise InputError(f'too few samples: {n_samples} samples for {nb} base parameters '
+                         f'(need more than {nb} per joint)')
+    names = names or [f'beta{i + 1}' for i in range(nb)]
+    r_w, rhs, _ = _qr_solve_parts(w.reshape(-1, nb), tau.reshape(-1))
+    check_excitation(r_w, w, names)
+    x = scipy.linalg.solve_triangular(r_w, rhs)
+    residual = tau - w @ x
+    sigma_joint = np.sqrt((residual ** 2).sum(axis=0) / (n_samples - nb))
+    condition = float(np.linalg.cond(r_w))
+    if method == 'ols':
+        sigma2 = (residual ** 2).sum() / (n_samples * n - nb)
+        return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
+    if np.any(sigma_joint == 0):
+        raise InputError('WLS: a joint has zero residual (torque exactly fits the model); '
+                         'use the OLS estimator')
+    weights = 1.0 / sigma_joint
+    r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
+                                    (tau * weights).reshape(-1))
+    x_w = scipy.linalg.solve_triangular(r_h, rhs_h)
+    return Estimate('wls', x_w, _inverse_gram(r_h), sigma_joint, condition, n_samples)
+
+
+def check_excitation(r: np.ndarray, w: np.ndarray, names: list[str],
+                     tolerance: float = EXCITATION_TOLERANCE) -> None:
+    """Refuse an identification matrix that leaves base parameters unexcited.
+
+    Columns are scaled to unit norm (units do not matter); a singular value below
+    ``tolerance`` × the largest marks a direction the data do not see; the parameters with the
+    largest weight in it are named.
+
+    Args:
+        r: (nb, nb) R factor of the stacked regressor. w: (N, n, nb) the regressor.
+
+    Raises:
+        ExcitationError: names the parameters and the condition number.
+    """
+    norms = np.linalg.norm(r, axis=0)
+    zero = np.flatnonzero(norms <= 1e-12 * max(norms.max(), 1e-300))
+    if len(zero):
+        raise ExcitationError('trajectory does not excite base parameter(s) '
+                              f'{", ".join(names[i] for i in zero)} (regressor column is zero)')
+    _, s, vt = np.linalg.svd(r / norms, full_matrices=False)
+    weak = np.flatnonzero(s < tolerance * s[0])
+    if len(weak):
+        involved = sorted({int(i) for k in weak for i in np.flatnonzero(
+            np.abs(vt[k]) > 0.3 * np.abs(vt[k]).max())})
+        raise ExcitationError(
+            'trajectory does not excite base parameter(s) '
+            f'{", ".join(names[i] for i in involved)}: condition number '
+            f'{s[0] / s[-1]:.3g} of the column-normalised identification matrix '
+            f'(limit {1 / tolerance:.0e})')
+
+
+def _qr_solve_parts(a: np.ndarray, b: np.ndarray):
+    """R factor of ``a`` and ``Qᵀ b`` from one QR of ``[a | b]``; also the residual norm."""
+    nb = a.shape[1]
+    r = scipy.linalg.qr(np.column_stack([a, b]), mode='r', overwrite_a=True,
+                        check_finite=False)[0]
+    return r[:nb, :nb], r[:nb, nb], abs(r[nb, nb])
+
+
+def _inverse_gram(r: np.ndarray) -> np.ndarray:
+    """(RᵀR)⁻¹ from the triangular factor."""
+    r_inv = scipy.linalg.solve_triangular(r, np.eye(len(r)))
+    return r_inv @ r_inv.T

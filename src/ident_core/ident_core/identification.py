@@ -1,0 +1,211 @@
+"""Whole-robot identification pipeline (lagrange_dynamics_lecture_notes §3.3.4, methods §8):
+preprocess → regressor → base parameters → OLS/WLS → validation on other data.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import metrics
+from .base_parameters import DEFAULT_RANK_TOLERANCE, BaseParameters, compute_base_parameters
+from .datasets import Dataset
+from .errors import InputError
+from .estimators import estimate
+from .regressor import Regressor, RegressorSpec
+from .robot_model import RobotModel
+from .signal_processing import decimate_parallel, differentiate, lowpass, sample_rate
+from .transmission import Transmission
+
+DEFAULT_CUTOFF_HZ = 10.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Identification settings.
+
+    Attributes:
+        friction: ``none``, ``viscous-coulomb`` or ``viscous-coulomb-offset``.
+        rotor_inertia: identify one rotor (armature) inertia per actuator.
+        estimator: ``ols`` or ``wls``.
+        cutoff_hz: low-pass cut-off of positions and torques; None: the dataset's ``cutoff_hz``,
+            else 10 Hz.
+        filter_order: Butterworth order of one pass.
+        use_recorded_velocity: use the recorded velocity (filtered) instead of differentiating q.
+        decimate: parallel decimation factor (1: none).
+        rank_tolerance: relative QR rank tolerance of the base parameters.
+        seed: seed of the random samples for the base parameters.
+    """
+
+    friction: str = 'viscous-coulomb-offset'
+    rotor_inertia: bool = False
+    estimator: str = 'wls'
+    cutoff_hz: float | None = None
+    filter_order: int = 4
+    use_recorded_velocity: bool = False
+    decimate: int = 1
+    rank_tolerance: float = DEFAULT_RANK_TOLERANCE
+    seed: int = 0
+
+    @property
+    def spec(self) -> RegressorSpec:
+        return RegressorSpec(self.friction, self.rotor_inertia)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Processed:
+    """Signals ready for the regressor, in the robot's joint order.
+
+    Attributes: source; fs (Hz, before decimation); t (M,) s; q, qd, qdd, tau (M, n).
+    """
+
+    source: str
+    fs: float
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+
+
+def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Processed:
+    """Filter, differentiate and trim a dataset (methods §3, last paragraph).
+
+    Positions and torques pass a zero-phase Butterworth low-pass; qd and qdd are central
+    differences of the filtered positions (or qd the filtered recorded velocity if asked).
+    One cut-off period (``ceil(fs / cutoff)`` samples) is trimmed at each end, where the
+    filter and the one-sided differences are least accurate.
+
+    Raises:
+        InputError: joints not matching the robot, recorded velocity asked but absent, cut-off
+            above Nyquist, too few samples.
+    """
+    d = dataset.aligned(robot)
+    fs = sample_rate(d.t)
+    cutoff = settings.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
+    if settings.use_recorded_velocity and d.velocity is None:
+        raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
+    try:
+        q = lowpass(d.position, fs, cutoff, settings.filter_order)
+        tau = lowpass(d.effort, fs, cutoff, settings.filter_order)
+        qd = (lowpass(d.velocity, fs, cutoff, settings.filter_order)
+              if settings.use_recorded_velocity else differentiate(q, d.t))
+    except InputError as exc:
+        raise InputError(f'{d.source}: {exc}') from None
+    qdd = differentiate(qd, d.t)
+    trim = math.ceil(fs / cutoff)
+    keep = slice(trim, len(d.t) - trim)
+    return Processed(d.source, fs, d.t[keep], q[keep], qd[keep], qdd[keep], tau[keep])
+
+
+@dataclass
+class IdentifiedModel:
+    """An identified dynamic model: everything needed to predict joint torques.
+
+    Attributes:
+        robot: the robot model. settings: how it was identified. transmission: actuator coupling
+        of the friction/rotor columns. base: the base-parameter mapping.
+        values, std: (nb,) base parameters and their standard deviations.
+        stats: identification statistics (samples, condition number, residuals, data).
+    """
+
+    robot: RobotModel
+    settings: Settings
+    transmission: Transmission
+    base: BaseParameters
+    values: np.ndarray
+    std: np.ndarray
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def regressor(self) -> Regressor:
+        return Regressor(self.robot, self.settings.spec, self.transmission)
+
+    @property
+    def rel_std_percent(self) -> np.ndarray:
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(self.values != 0, 100 * self.std / np.abs(self.values), np.inf)
+
+    def predict(self, processed: Processed) -> np.ndarray:
+        """(M, n) joint torques predicted for preprocessed data, N·m or N."""
+        w = self.regressor.compute(processed.q, processed.qd, processed.qdd)
+        return w[:, :, self.base.independent] @ self.values
+
+    def actuator_values(self) -> dict[str, list]:
+        """Rotor inertia and friction per actuator: ``{'Ia': [...], 'fv': ..., 'fc': ...,
+        'offset': ...}`` for the terms in the model; an entry is None when that parameter is
+        not a base parameter on its own (regrouped with others)."""
+        reg = self.regressor
+        out = {}
+        for term in self.settings.spec.actuator_terms:
+            vals = []
+            for m in range(self.robot.n):
+                b = self.base.single_column_base(reg.actuator_index(term, m))
+                vals.append(None if b is None else float(self.values[b]))
+            out[term] = vals
+        return out
+
+
+def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> IdentifiedModel:
+    """Identify the base parameters from one or more datasets of the same robot.
+
+    Raises:
+        InputError: bad data or settings, datasets with different transmissions.
+        ExcitationError: the data leave some base parameters unexcited.
+    """
+    if not datasets:
+        raise InputError('identify: no dataset given')
+    transmission = datasets[0].aligned(robot).transmission
+    for d in datasets[1:]:
+        if not d.aligned(robot).transmission.same_as(transmission):
+            raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
+    regressor = Regressor(robot, settings.spec, transmission)
+    base = compute_base_parameters(regressor, seed=settings.seed, tolerance=settings.rank_tolerance)
+    w_parts, tau_parts = [], []
+    for d in datasets:
+        p = preprocess(d, robot, settings)
+        w = regressor.compute(p.q, p.qd, p.qdd)[:, :, base.independent]
+        w, tau = decimate_parallel([w, p.tau], settings.decimate, p.fs, settings.filter_order)
+        w_parts.append(w)
+        tau_parts.append(tau)
+    w, tau = np.concatenate(w_parts), np.concatenate(tau_parts)
+    est = estimate(w, tau, settings.estimator, base.names)
+    predicted = w @ est.values
+    stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
+             'base_parameter_count': base.count,
+             'condition_number': est.condition_number,
+             'rank_gap': base.rank_gap,
+             'residual_rms': metrics.rmse(predicted, tau).tolist(),
+             'relative_error_percent': metrics.relative_error_percent(predicted, tau)}
+    return IdentifiedModel(robot, settings, transmission, base, est.values, est.std, stats)
+
+
+@dataclass
+class Validation:
+    """Prediction of a model on a dataset: ``metrics`` (see ``metrics.all_metrics``), the
+    preprocessed data and (M, n) predicted torques."""
+
+    source: str
+    metrics: dict
+    processed: Processed
+    predicted: np.ndarray
+
+
+def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
+    """Predict the torques of ``dataset`` (preprocessed like the identification data) and
+    compare with its measured torques.
+
+    Raises:
+        InputError: the dataset's transmission differs from the model's, or bad data.
+    """
+    if not dataset.aligned(model.robot).transmission.same_as(model.transmission):
+        raise InputError(f'{dataset.source}: transmission differs from the identified model\'s')
+    p = preprocess(dataset, model.robot, model.settings)
+    predicted = model.predict(p)
+    return Validation(dataset.source, metrics.all_metrics(predicted, p.tau,
+                                                          model.robot.effort_limit),
+                      p, predicted)

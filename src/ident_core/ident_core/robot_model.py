@@ -1,0 +1,114 @@
+"""Robot model: a URDF loaded with Pinocchio, with joint names, limits and gravity.
+
+Pinocchio is the dynamics engine (regressor, RNEA); this module only wraps the model and maps the
+joint order of a dataset onto Pinocchio's order.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from .errors import InputError
+
+SUPPORTED_JOINTS = ('JointModelR', 'JointModelP', 'JointModelRevoluteUnaligned',
+                    'JointModelPrismaticUnaligned')
+
+
+@dataclass
+class RobotModel:
+    """A fixed-base serial or tree robot with 1-DOF revolute/prismatic joints.
+
+    Attributes:
+        urdf: path of the URDF file.
+        model: the Pinocchio model (joint order = ``joint_names``).
+        joint_names: (n,) names of the moving joints, in Pinocchio order.
+        lower, upper: (n,) position limits, rad or m.
+        velocity_limit: (n,) rad/s or m/s. effort_limit: (n,) N·m or N.
+        gravity: (3,) m/s² in the base frame.
+    """
+
+    urdf: Path
+    model: pin.Model
+    joint_names: list[str]
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity_limit: np.ndarray
+    effort_limit: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Number of moving joints."""
+        return len(self.joint_names)
+
+    @property
+    def gravity(self) -> np.ndarray:
+        return np.array(self.model.gravity.linear)
+
+    @property
+    def link_count(self) -> int:
+        """Number of bodies carrying inertial parameters (one per joint)."""
+        return self.model.njoints - 1
+
+    def urdf_sha256(self) -> str:
+        """SHA-256 of the URDF file, to detect that a result belongs to another model."""
+        return hashlib.sha256(self.urdf.read_bytes()).hexdigest()
+
+    def standard_parameters(self) -> np.ndarray:
+        """(10·n,) standard inertial parameters of the URDF, Pinocchio order per link:
+        ``[m, mc_x, mc_y, mc_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]`` (methods §1), kg, kg·m, kg·m²
+        (inertia about the joint frame origin)."""
+        return np.concatenate([self.model.inertias[i].toDynamicParameters()
+                               for i in range(1, self.model.njoints)])
+
+    def joint_order(self, names: list[str], source: str) -> np.ndarray:
+        """Indices that reorder data columns given in ``names`` order into the model's order.
+
+        Raises:
+            InputError: a name is not a moving joint of the URDF, is repeated, or a moving joint
+                of the URDF is missing; the message names ``source`` and the joints.
+        """
+        unknown = [j for j in names if j not in self.joint_names]
+        if unknown:
+            raise InputError(f'{source}: joint(s) {", ".join(unknown)} not in URDF {self.urdf} '
+                             f'(its moving joints: {", ".join(self.joint_names)})')
+        repeated = sorted({j for j in names if names.count(j) > 1})
+        if repeated:
+            raise InputError(f'{source}: joint(s) listed twice: {", ".join(repeated)}')
+        missing = [j for j in self.joint_names if j not in names]
+        if missing:
+            raise InputError(f'{source}: no data for joint(s) {", ".join(missing)} of URDF '
+                             f'{self.urdf}; every moving joint needs position and effort')
+        return np.array([names.index(j) for j in self.joint_names])
+
+
+def load_robot(urdf: str | Path) -> RobotModel:
+    """Load a URDF with Pinocchio (fixed base, gravity -9.81 m/s² along z of the base).
+
+    Raises:
+        InputError: file missing or unreadable, or a joint type other than 1-DOF
+            revolute/prismatic (continuous joints and floating bases are not supported yet).
+    """
+    path = Path(urdf)
+    if not path.is_file():
+        raise InputError(f'{path}: URDF file not found')
+    try:
+        model = pin.buildModelFromUrdf(str(path))
+    except (RuntimeError, ValueError) as exc:
+        raise InputError(f'{path}: cannot parse URDF ({str(exc).strip().splitlines()[0]})') from None
+    names = [model.names[i] for i in range(1, model.njoints)]
+    for i, name in enumerate(names, start=1):
+        kind = model.joints[i].shortname()
+        if model.nqs[i] != 1 or model.nvs[i] != 1 or not kind.startswith(SUPPORTED_JOINTS):
+            raise InputError(f'{path}: joint {name} is a {kind}; only 1-DOF revolute and '
+                             'prismatic joints are supported')
+    if model.nv == 0:
+        raise InputError(f'{path}: URDF has no moving joint')
+    return RobotModel(urdf=path, model=model, joint_names=names,
+                      lower=np.array(model.lowerPositionLimit),
+                      upper=np.array(model.upperPositionLimit),
+                      velocity_limit=np.array(model.velocityLimit),
+                      effort_limit=np.array(model.effortLimit))

@@ -1,0 +1,109 @@
+"""Signal processing before identification (payload_identification_2017 §1.3 and §4, methods §3).
+
+Positions and torques are low-pass filtered with a zero-phase Butterworth filter (``sosfiltfilt``,
+no lag between q and tau); velocities and accelerations are central differences of the filtered
+positions. Parallel decimation (Gautier) low-pass filters the regressor and the torques with the
+same filter before keeping every k-th sample, so the linear model ``tau = W chi`` still holds.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.signal
+
+from .errors import InputError
+
+MAX_GAP_PERIODS = 1.5
+
+
+def sample_rate(t: np.ndarray) -> float:
+    """Sample rate in Hz from (N,) strictly increasing time stamps in s (median interval)."""
+    return 1.0 / float(np.median(np.diff(t)))
+
+
+def check_time(t: np.ndarray, source: str) -> None:
+    """Refuse time stamps that are not finite, or not strictly increasing.
+
+    Raises:
+        InputError: names ``source`` and the first offending row (0-based, data rows).
+    """
+    bad = np.flatnonzero(~np.isfinite(t))
+    if len(bad):
+        raise InputError(f'{source}: time stamp of row {bad[0]} is not finite')
+    dt = np.diff(t)
+    bad = np.flatnonzero(dt <= 0)
+    if len(bad):
+        kind = 'duplicated' if dt[bad[0]] == 0 else 'decreasing'
+        raise InputError(f'{source}: {kind} time stamp at row {bad[0] + 1} '
+                         f'({t[bad[0]]!r} then {t[bad[0] + 1]!r}); time must strictly increase')
+
+
+def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:
+    """Replace jittery logger stamps by the fixed-rate clock that took the samples.
+
+    Controllers sample at a fixed period while a non-real-time logger stamps them late by a
+    varying amount. The returned times are the least-squares line ``t0 + k·T`` through the stamps.
+
+    Raises:
+        InputError: a gap longer than 1.5 periods (dropped samples: the clock is not fixed-rate).
+    """
+    check_time(t, source)
+    k = np.arange(len(t))
+    period, t0 = np.polyfit(k, t, 1)
+    gaps = np.flatnonzero(np.diff(t) > MAX_GAP_PERIODS * period)
+    if len(gaps):
+        raise InputError(f'{source}: gap of {np.diff(t)[gaps[0]] * 1e3:.2f} ms after row '
+                         f'{gaps[0]} (period {period * 1e3:.2f} ms): samples were dropped, '
+                         'so time.clock: fixed_rate does not apply')
+    return t0 + period * k
+
+
+def jitter(t: np.ndarray) -> float:
+    """Relative jitter of the sample interval: std(dt) / median(dt)."""
+    dt = np.diff(t)
+    return float(np.std(dt) / np.median(dt))
+
+
+def lowpass(x: np.ndarray, fs: float, cutoff: float, order: int = 4) -> np.ndarray:
+    """Zero-phase Butterworth low-pass along axis 0.
+
+    Args:
+        x: (N, ...) samples. fs: sample rate, Hz. cutoff: -3 dB frequency of the single pass, Hz.
+        order: filter order (the forward-backward pass doubles it).
+
+    Raises:
+        InputError: cut-off not below Nyquist, or too few samples for the filter.
+    """
+    if not 0 < cutoff < fs / 2:
+        raise InputError(f'filter cut-off {cutoff} Hz must be in (0, {fs / 2:g}) Hz '
+                         f'(half the {fs:g} Hz sample rate)')
+    sos = scipy.signal.butter(order, cutoff, fs=fs, output='sos')
+    padlen = 3 * (2 * len(sos) + 1)
+    if len(x) <= padlen:
+        raise InputError(f'{len(x)} samples are too few for the order-{order} filter '
+                         f'(needs more than {padlen})')
+    return scipy.signal.sosfiltfilt(sos, x, axis=0)
+
+
+def differentiate(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Central differences along axis 0 (second-order, non-uniform spacing allowed; one-sided at
+    the two ends). x: (N, ...), t: (N,) s. Returns dx/dt, same shape as x."""
+    return np.gradient(x, t, axis=0)
+
+
+def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float,
+                      order: int = 4) -> list[np.ndarray]:
+    """Parallel decimation: the same zero-phase low-pass (cut-off 0.8 × the new Nyquist
+    frequency) on every array, then every ``factor``-th sample (Gautier's parallel filtering).
+
+    Args:
+        arrays: each (N, ...), sampled at ``fs`` Hz. factor: integer ≥ 1.
+
+    Returns:
+        The decimated arrays, each (ceil(N / factor), ...).
+    """
+    if factor == 1:
+        return arrays
+    if factor < 1:
+        raise InputError(f'decimation factor must be a positive integer, got {factor}')
+    cutoff = 0.8 * fs / (2 * factor)
+    return [lowpass(a, fs, cutoff, order)[::factor] for a in arrays]

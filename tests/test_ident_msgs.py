@@ -1,0 +1,69 @@
+"""ident_msgs interface: CDR round trip (no node, no DDS) and ament index look-ups."""
+import math
+
+import pytest
+from ament_index_python.packages import get_package_share_directory
+from ident_msgs.msg import IdentifiedParameters
+from rclpy.serialization import deserialize_message, serialize_message
+
+# lark (used by the rosidl runtime) imports deprecated sre_* modules.
+pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning:lark.*')
+
+FIELDS = dict(
+    robot_name='kuka_lwr4',
+    joint_names=['j1', 'j2'],
+    base_parameter_names=['XX1R', 'ZZ2R', 'FV1'],
+    base_parameter_values=[1.5, -0.25, 0.125],
+    base_parameter_std=[0.01, 0.02, 0.003],
+    base_parameter_rel_std_percent=[0.67, 8.0, 2.4],
+    viscous_friction=[0.125, math.nan],
+    coulomb_friction=[0.5, 0.75],
+    torque_offset=[-0.05, 0.02],
+    rotor_inertia=[0.01, 0.02],
+    condition_number=123.5,
+    rmse=[0.31, 0.42],
+    relative_error_percent=4.25,
+    estimator='wls',
+    samples=4000,
+)
+
+
+def _same(a, b):
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return a == b
+
+
+def test_identified_parameters_round_trip():
+    msg = IdentifiedParameters()
+    msg.header.stamp.sec = 1_700_000_000
+    msg.header.stamp.nanosec = 123_456_789
+    msg.header.frame_id = 'base_link'
+    for name, value in FIELDS.items():
+        setattr(msg, name, value)
+
+    data = serialize_message(msg)
+    assert isinstance(data, bytes) and len(data) > 0
+    out = deserialize_message(data, IdentifiedParameters)
+
+    assert out.header.stamp.sec == 1_700_000_000
+    assert out.header.stamp.nanosec == 123_456_789
+    assert out.header.frame_id == 'base_link'
+    for name, value in FIELDS.items():
+        got = getattr(out, name)
+        if isinstance(value, list):
+            assert len(got) == len(value), name
+            assert all(_same(g, v) for g, v in zip(list(got), value)), name
+        else:
+            assert _same(got, value), name
+
+
+def test_field_set_is_complete():
+    expected = set(FIELDS) | {'header'}
+    assert set(IdentifiedParameters.get_fields_and_field_types()) == expected
+
+
+@pytest.mark.parametrize('package', ['ident_core', 'ident_msgs'])
+def test_share_directory_resolves(package):
+    share = get_package_share_directory(package)
+    assert share.endswith('/share/' + package)

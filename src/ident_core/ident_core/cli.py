@@ -57,8 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('--estimator', choices=ESTIMATORS, default='wls')
     p.add_argument('--cutoff', type=float, metavar='HZ',
                    help='low-pass cut-off (default: the dataset\'s cutoff_hz, else 10 Hz)')
-    p.add_argument('--decimate', type=int, default=1, metavar='K',
-                   help='parallel decimation factor (default 1: none)')
+    p.add_argument('--decimate', type=int, default=0, metavar='K',
+                   help='parallel decimation factor (default 0: automatic, to the filter '
+                        'bandwidth; 1: none)')
     p.add_argument('--use-recorded-velocity', action='store_true',
                    help='use recorded velocities instead of differentiating positions')
     p.add_argument('--out', required=True, metavar='RESULT.yaml')
@@ -147,7 +148,7 @@ def _short(text: str, width: int) -> str:
 def _write_csv(path, v, joints) -> None:
     buf = io.StringIO()
     header = ['t'] + [f'measured_{j}' for j in joints] + [f'predicted_{j}' for j in joints]
-    np.savetxt(buf, np.column_stack([v.processed.t, v.processed.tau, v.predicted]),
+    np.savetxt(buf, np.column_stack([v.t, v.measured, v.predicted]),
                delimiter=',', header=','.join(header), comments='', fmt='%.9g')
     write_atomic(Path(path), buf.getvalue())
 

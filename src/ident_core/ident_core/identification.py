@@ -33,7 +33,10 @@ class Settings:
             else 10 Hz.
         filter_order: Butterworth order of one pass.
         use_recorded_velocity: use the recorded velocity (filtered) instead of differentiating q.
-        decimate: parallel decimation factor (1: none).
+        decimate: parallel decimation factor; 1: none; 0 (default): automatic, the largest factor
+            whose anti-alias filter (0.8 × new Nyquist) stays above ``cutoff_hz``. Filtered
+            residuals are correlated over ~fs/cutoff samples; decimating to the filter's
+            bandwidth keeps the least-squares standard deviations honest (Gautier).
         rank_tolerance: relative QR rank tolerance of the base parameters.
         seed: seed of the random samples for the base parameters.
     """
@@ -44,7 +47,7 @@ class Settings:
     cutoff_hz: float | None = None
     filter_order: int = 4
     use_recorded_velocity: bool = False
-    decimate: int = 1
+    decimate: int = 0
     rank_tolerance: float = DEFAULT_RANK_TOLERANCE
     seed: int = 0
 
@@ -60,16 +63,29 @@ class Settings:
 class Processed:
     """Signals ready for the regressor, in the robot's joint order.
 
-    Attributes: source; fs (Hz, before decimation); t (M,) s; q, qd, qdd, tau (M, n).
+    Attributes: source; fs (Hz, before decimation); cutoff (Hz) and order of the low-pass;
+    trim: samples to drop at each end once the regressor is built; t (M,) s;
+    q, qd, qdd, tau (M, n).
     """
 
     source: str
     fs: float
+    cutoff: float
+    order: int
+    trim: int
     t: np.ndarray
     q: np.ndarray
     qd: np.ndarray
     qdd: np.ndarray
     tau: np.ndarray
+
+    def decimation(self, requested: int) -> int:
+        """The parallel decimation factor for a requested one (0: automatic)."""
+        return requested or max(1, math.floor(0.4 * self.fs / self.cutoff))
+
+    def trimmed(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (M, ...) without the ``trim`` samples at each end."""
+        return x[self.trim:len(x) - self.trim]
 
 
 def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Processed:
@@ -77,8 +93,8 @@ def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Proce
 
     Positions and torques pass a zero-phase Butterworth low-pass; qd and qdd are central
     differences of the filtered positions (or qd the filtered recorded velocity if asked).
-    One cut-off period (``ceil(fs / cutoff)`` samples) is trimmed at each end, where the
-    filter and the one-sided differences are least accurate.
+    ``trim`` is one cut-off period (``ceil(fs / cutoff)`` samples): ``regression_data`` drops it
+    at each end, where the filter and the one-sided differences are least accurate.
 
     Raises:
         InputError: joints not matching the robot, recorded velocity asked but absent, cut-off
@@ -98,8 +114,27 @@ def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Proce
         raise InputError(f'{d.source}: {exc}') from None
     qdd = differentiate(qd, d.t)
     trim = math.ceil(fs / cutoff)
-    keep = slice(trim, len(d.t) - trim)
-    return Processed(d.source, fs, d.t[keep], q[keep], qd[keep], qdd[keep], tau[keep])
+    if len(d.t) <= 2 * trim:
+        raise InputError(f'{d.source}: {len(d.t)} samples are too few for a {cutoff:g} Hz '
+                         f'cut-off at {fs:g} Hz')
+    return Processed(d.source, fs, cutoff, settings.filter_order, trim, d.t, q, qd, qdd, tau)
+
+
+def regression_data(regressor: Regressor, base: BaseParameters, p: Processed):
+    """Base regressor and torques of preprocessed data, trimmed.
+
+    Parallel filtering: the torques were low-pass filtered, so the Coulomb columns
+    (``sign(qd)``, discontinuous) pass the same zero-phase filter; the other columns are smooth
+    functions of the filtered positions, which that filter leaves unchanged.
+
+    Returns:
+        w: (M', n, nb) base regressor; tau: (M', n) torques.
+    """
+    w = regressor.compute(p.q, p.qd, p.qdd)[:, :, base.independent]
+    coulomb = [i for i, c in enumerate(base.independent) if regressor.names[c].startswith('fc')]
+    if coulomb:
+        w[:, :, coulomb] = lowpass(w[:, :, coulomb], p.fs, p.cutoff, p.order)
+    return p.trimmed(w), p.trimmed(p.tau)
 
 
 @dataclass
@@ -130,10 +165,10 @@ class IdentifiedModel:
         with np.errstate(divide='ignore', invalid='ignore'):
             return np.where(self.values != 0, 100 * self.std / np.abs(self.values), np.inf)
 
-    def predict(self, processed: Processed) -> np.ndarray:
-        """(M, n) joint torques predicted for preprocessed data, N·m or N."""
-        w = self.regressor.compute(processed.q, processed.qd, processed.qdd)
-        return w[:, :, self.base.independent] @ self.values
+    def predict(self, processed: Processed) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted and measured joint torques of preprocessed data, both (M', n) trimmed."""
+        w, tau = regression_data(self.regressor, self.base, processed)
+        return w @ self.values, tau
 
     def actuator_values(self) -> dict[str, list]:
         """Rotor inertia and friction per actuator: ``{'Ia': [...], 'fv': ..., 'fc': ...,
@@ -165,17 +200,19 @@ def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> 
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, settings.spec, transmission)
     base = compute_base_parameters(regressor, seed=settings.seed, tolerance=settings.rank_tolerance)
-    w_parts, tau_parts = [], []
+    w_parts, tau_parts, factors = [], [], []
     for d in datasets:
         p = preprocess(d, robot, settings)
-        w = regressor.compute(p.q, p.qd, p.qdd)[:, :, base.independent]
-        w, tau = decimate_parallel([w, p.tau], settings.decimate, p.fs, settings.filter_order)
+        factors.append(p.decimation(settings.decimate))
+        w, tau = decimate_parallel(list(regression_data(regressor, base, p)), factors[-1],
+                                   p.fs, settings.filter_order)
         w_parts.append(w)
         tau_parts.append(tau)
     w, tau = np.concatenate(w_parts), np.concatenate(tau_parts)
     est = estimate(w, tau, settings.estimator, base.names)
     predicted = w @ est.values
     stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
+             'decimation': factors,
              'base_parameter_count': base.count,
              'condition_number': est.condition_number,
              'rank_gap': base.rank_gap,
@@ -187,11 +224,12 @@ def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> 
 @dataclass
 class Validation:
     """Prediction of a model on a dataset: ``metrics`` (see ``metrics.all_metrics``), the
-    preprocessed data and (M, n) predicted torques."""
+    time stamps (M,) s, and the measured and predicted torques (M, n)."""
 
     source: str
     metrics: dict
-    processed: Processed
+    t: np.ndarray
+    measured: np.ndarray
     predicted: np.ndarray
 
 
@@ -205,7 +243,7 @@ def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
     if not dataset.aligned(model.robot).transmission.same_as(model.transmission):
         raise InputError(f'{dataset.source}: transmission differs from the identified model\'s')
     p = preprocess(dataset, model.robot, model.settings)
-    predicted = model.predict(p)
-    return Validation(dataset.source, metrics.all_metrics(predicted, p.tau,
-                                                          model.robot.effort_limit),
-                      p, predicted)
+    predicted, measured = model.predict(p)
+    return Validation(dataset.source,
+                      metrics.all_metrics(predicted, measured, model.robot.effort_limit),
+                      p.trimmed(p.t), measured, predicted)

@@ -4,6 +4,11 @@ methods §3; Gautier's weighted least squares).
     OLS:  beta = argmin ‖tau − W beta‖²,        cov = σ² (WᵀW)⁻¹,  σ² = ‖r‖² / (N·n − nb)
     WLS:  σ_j² = ‖tau_j − W_j beta_OLS‖² / (N − nb) per joint j, rows of joint j weighted by 1/σ_j,
           beta = argmin ‖H (tau − W beta)‖²,   cov = (Wᵀ H² W)⁻¹
+          σ_j are then re-estimated from the WLS residuals and the weighting repeated until they
+          change by less than 1 % (at most ``iterations`` passes; ``iterations=1`` is Gautier's
+          one-step WLS). OLS residuals overstate σ_j of the joints with small torques, because
+          the OLS fit leans towards the joints with large torques; the iteration removes that and
+          gives calibrated standard deviations.
 
 Solutions use a QR factorisation of ``[W | tau]`` (no normal equations, no Q matrix stored).
 """
@@ -28,7 +33,7 @@ class Estimate:
         method: ``'ols'`` or ``'wls'``.
         values: (nb,) base parameter estimates.
         covariance: (nb, nb) parameter covariance.
-        sigma_joint: (n,) residual standard deviation per joint of the OLS fit (N·m).
+        sigma_joint: (n,) residual standard deviation per joint, N·m (of the final fit).
         condition_number: 2-norm condition number of the stacked base regressor W (N·n, nb).
         samples: N.
     """
@@ -53,13 +58,14 @@ class Estimate:
 
 
 def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
-             names: list[str] | None = None) -> Estimate:
+             names: list[str] | None = None, iterations: int = 10) -> Estimate:
     """Identify the base parameters from a stacked regressor.
 
     Args:
         w: (N, n, nb) base regressor. tau: (N, n) joint torques, N·m or N.
         method: ``'ols'`` or ``'wls'``.
         names: (nb,) base parameter names, used in the error message.
+        iterations: maximum number of WLS re-weightings (1: Gautier's one-step WLS).
 
     Raises:
         InputError: unknown method, shape mismatch, N ≤ nb.
@@ -77,20 +83,29 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
     r_w, rhs, _ = _qr_solve_parts(w.reshape(-1, nb), tau.reshape(-1))
     check_excitation(r_w, w, names)
     x = scipy.linalg.solve_triangular(r_w, rhs)
-    residual = tau - w @ x
-    sigma_joint = np.sqrt((residual ** 2).sum(axis=0) / (n_samples - nb))
     condition = float(np.linalg.cond(r_w))
+    sigma_joint = _sigma(w, tau, x)
     if method == 'ols':
-        sigma2 = (residual ** 2).sum() / (n_samples * n - nb)
+        sigma2 = ((tau - w @ x) ** 2).sum() / (n_samples * n - nb)
         return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
-    if np.any(sigma_joint == 0):
-        raise InputError('WLS: a joint has zero residual (torque exactly fits the model); '
-                         'use the OLS estimator')
-    weights = 1.0 / sigma_joint
-    r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
-                                    (tau * weights).reshape(-1))
-    x_w = scipy.linalg.solve_triangular(r_h, rhs_h)
-    return Estimate('wls', x_w, _inverse_gram(r_h), sigma_joint, condition, n_samples)
+    for _ in range(max(1, iterations)):
+        if np.any(sigma_joint == 0):
+            raise InputError('WLS: a joint has zero residual (torque exactly fits the model); '
+                             'use the OLS estimator')
+        weights = 1.0 / sigma_joint
+        r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
+                                        (tau * weights).reshape(-1))
+        x = scipy.linalg.solve_triangular(r_h, rhs_h)
+        previous, sigma_joint = sigma_joint, _sigma(w, tau, x)
+        if np.all(np.abs(sigma_joint - previous) <= 0.01 * previous):
+            break
+    # covariance with the weights of the last solve, the σ_j it used
+    return Estimate('wls', x, _inverse_gram(r_h), sigma_joint, condition, n_samples)
+
+
+def _sigma(w, tau, x):
+    """(n,) residual standard deviation per joint, ``‖tau_j − W_j x‖ / sqrt(N − nb)``."""
+    return np.sqrt(((tau - w @ x) ** 2).sum(axis=0) / (w.shape[0] - w.shape[2]))
 
 
 def check_excitation(r: np.ndarray, w: np.ndarray, names: list[str],

@@ -15,7 +15,8 @@ from .errors import InputError
 from .estimators import estimate
 from .regressor import Regressor, RegressorSpec
 from .robot_model import RobotModel
-from .signal_processing import decimate_parallel, differentiate, lowpass, sample_rate
+from .signal_processing import (decimate_parallel, decimation_is_plain, differentiate, lowpass,
+                                sample_rate)
 from .transmission import Transmission
 
 DEFAULT_CUTOFF_HZ = 10.0
@@ -120,21 +121,33 @@ def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Proce
     return Processed(d.source, fs, cutoff, settings.filter_order, trim, d.t, q, qd, qdd, tau)
 
 
-def regression_data(regressor: Regressor, base: BaseParameters, p: Processed):
-    """Base regressor and torques of preprocessed data, trimmed.
+def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
+                    factor: int = 1):
+    """Base regressor and torques of preprocessed data, trimmed and decimated by ``factor``.
 
     Parallel filtering: the torques were low-pass filtered, so the Coulomb columns
     (``sign(qd)``, discontinuous) pass the same zero-phase filter; the other columns are smooth
-    functions of the filtered positions, which that filter leaves unchanged.
+    functions of the filtered positions, which that filter leaves unchanged. For the same
+    reason, when the decimation's anti-alias cut-off is above the preprocessing cut-off, the
+    regressor is only evaluated at the kept samples (``signal_processing.decimate_parallel``).
 
     Returns:
         w: (M', n, nb) base regressor; tau: (M', n) torques.
     """
-    w = regressor.compute(p.q, p.qd, p.qdd)[:, :, base.independent]
+    rows = np.arange(p.trim, len(p.t) - p.trim)
+    plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff)
+    kept = rows[::factor] if plain else rows
+    w = regressor.compute(p.q[kept], p.qd[kept], p.qdd[kept])[:, :, base.independent]
+    tau = p.tau[kept]
     coulomb = [i for i, c in enumerate(base.independent) if regressor.names[c].startswith('fc')]
     if coulomb:
-        w[:, :, coulomb] = lowpass(w[:, :, coulomb], p.fs, p.cutoff, p.order)
-    return p.trimmed(w), p.trimmed(p.tau)
+        cols = base.independent[coulomb] - regressor.n_inertial
+        full = regressor.actuator_columns(p.qd, p.qdd)[:, :, cols]
+        w[:, :, coulomb] = lowpass(full, p.fs, p.cutoff, p.order)[kept]
+    if plain:
+        return w, tau
+    w, tau = decimate_parallel([w, tau], factor, p.fs, p.cutoff, p.order)
+    return w, tau
 
 
 @dataclass
@@ -204,8 +217,7 @@ def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> 
     for d in datasets:
         p = preprocess(d, robot, settings)
         factors.append(p.decimation(settings.decimate))
-        w, tau = decimate_parallel(list(regression_data(regressor, base, p)), factors[-1],
-                                   p.fs, settings.filter_order)
+        w, tau = regression_data(regressor, base, p, factors[-1])
         w_parts.append(w)
         tau_parts.append(tau)
     w, tau = np.concatenate(w_parts), np.concatenate(tau_parts)

@@ -105,7 +105,7 @@ class Regressor:
                              f'{q.shape}, {qd.shape}, {qdd.shape}')
         out = np.empty((len(q), n, self.n_columns))
         self._rigid_body(q, qd, qdd, out[:, :, :self.n_inertial])
-        self._actuators(qd, qdd, out[:, :, self.n_inertial:])
+        out[:, :, self.n_inertial:] = self.actuator_columns(qd, qdd)
         return out
 
     def _rigid_body(self, q, qd, qdd, out):
@@ -113,15 +113,18 @@ class Regressor:
         for k in range(len(q)):
             out[k] = pin.computeJointTorqueRegressor(model, data, q[k], qd[k], qdd[k])
 
-    def _actuators(self, qd, qdd, out):
+    def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+        """(N, n, p − 10·n_links) actuator part of the regressor (columns after the inertial
+        ones): the column of actuator m on joint j is ``G[m, j]`` × motor quantity m."""
         g = self._g
         u = qd @ g.T
         kinds = {'Ia': lambda: qdd @ g.T, 'fv': lambda: u, 'fc': lambda: np.sign(u),
                  'offset': lambda: np.ones_like(u)}
         n = self.robot.n
+        out = np.empty((len(qd), n, self.n_columns - self.n_inertial))
         for t, term in enumerate(self.spec.actuator_terms):
-            # column of actuator m on joint j: G[m, j] · motor quantity m
             out[:, :, t * n:(t + 1) * n] = kinds[term]()[:, None, :] * g.T[None, :, :]
+        return out
 
     def actuator_index(self, term: str, actuator: int) -> int:
         """Column index of ``term`` (``Ia``, ``fv``, ``fc``, ``offset``) of 0-based ``actuator``."""

@@ -90,20 +90,32 @@ def differentiate(x: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.gradient(x, t, axis=0)
 
 
-def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float,
+def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float, bandwidth: float,
                       order: int = 4) -> list[np.ndarray]:
-    """Parallel decimation: the same zero-phase low-pass (cut-off 0.8 × the new Nyquist
-    frequency) on every array, then every ``factor``-th sample (Gautier's parallel filtering).
+    """Parallel decimation (Gautier's parallel filtering): every array passes the same
+    zero-phase anti-alias low-pass (cut-off 0.8 × the new Nyquist frequency), then every
+    ``factor``-th sample is kept. Arrays already band-limited below that cut-off
+    (``bandwidth``, e.g. the preprocessing cut-off) are only down-sampled: the filter would
+    leave them unchanged.
 
     Args:
         arrays: each (N, ...), sampled at ``fs`` Hz. factor: integer ≥ 1.
+        bandwidth: Hz, highest frequency the arrays contain.
 
     Returns:
         The decimated arrays, each (ceil(N / factor), ...).
+
+    Raises:
+        InputError: factor < 1.
     """
-    if factor == 1:
-        return arrays
     if factor < 1:
         raise InputError(f'decimation factor must be a positive integer, got {factor}')
-    cutoff = 0.8 * fs / (2 * factor)
-    return [lowpass(a, fs, cutoff, order)[::factor] for a in arrays]
+    if factor == 1 or decimation_is_plain(factor, fs, bandwidth):
+        return [a[::factor] for a in arrays]
+    return [lowpass(a, fs, 0.8 * fs / (2 * factor), order)[::factor] for a in arrays]
+
+
+def decimation_is_plain(factor: int, fs: float, bandwidth: float) -> bool:
+    """True when the anti-alias cut-off of decimation by ``factor`` (0.8 × new Nyquist) is at
+    or above ``bandwidth``: signals band-limited to ``bandwidth`` need only down-sampling."""
+    return 0.8 * fs / (2 * factor) >= bandwidth

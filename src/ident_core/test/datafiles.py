@@ -1,0 +1,150 @@
+"""Writers of test data files (CSV + YAML descriptions, NPZ, rosbag2/MCAP) and the check of a
+one-line CLI error, shared by test_bad_input.py and test_datasets.py.
+
+Data come from ``ident_core.synthetic`` (see the fixtures in conftest.py) and are written into
+``tmp_path``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
+JOINTS = [f'joint{i}' for i in range(1, 7)]
+DURATION = 20.0        # s
+RATE = 100.0           # Hz
+TORQUE_NOISE = 0.05    # N·m
+
+
+def write_csv(path: Path, t, q, tau, header: bool = True, joints=JOINTS) -> Path:
+    """Write the columns ``t, q_<joint>..., tau_<joint>...`` (optionally with a header row)."""
+    values = np.column_stack([t, q, tau])
+    names = ['t'] + [f'q_{j}' for j in joints] + [f'tau_{j}' for j in joints]
+    np.savetxt(path, values, delimiter=',', header=','.join(names) if header else '',
+               comments='', fmt='%.17g')
+    return path
+
+
+def description(csv_name: str, joints=JOINTS, header: bool = True) -> dict:
+    """A dataset description of a CSV written by ``write_csv`` (columns by name or index)."""
+    n = len(joints)
+    if header:
+        return {'joints': list(joints), 'file': csv_name, 'time': {'column': 't'},
+                'position': {'columns': [f'q_{j}' for j in joints]},
+                'effort': {'columns': [f'tau_{j}' for j in joints]}}
+    return {'joints': list(joints), 'file': csv_name, 'time': {'column': 0},
+            'position': {'columns': list(range(1, n + 1))},
+            'effort': {'columns': list(range(n + 1, 2 * n + 1))}}
+
+
+def write_yaml(path: Path, spec: dict) -> Path:
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+@dataclass
+class CsvCase:
+    """A valid CSV + YAML description pair and the arrays written into it.
+
+    ``variant`` writes a modified copy under new file names (``<name>.csv``, ``<name>.yaml``), so
+    that an error message can be checked for the name of the broken file.
+    """
+
+    dir: Path
+    yaml: Path
+    csv: Path
+    spec: dict
+    t: np.ndarray
+    q: np.ndarray
+    tau: np.ndarray
+    joints: list = field(default_factory=lambda: list(JOINTS))
+
+    def variant(self, name: str, *, update: dict | None = None, remove=(), t=None, q=None,
+                tau=None) -> Path:
+        """A changed copy: the description updated with ``update`` and without the fields in
+        ``remove``; the data with ``t``/``q``/``tau`` replaced. Returns the new YAML path; its
+        data file is ``<name>.csv`` unless ``update`` sets ``file``."""
+        csv_path = write_csv(self.dir / f'{name}.csv', self.t if t is None else t,
+                             self.q if q is None else q, self.tau if tau is None else tau,
+                             joints=self.joints)
+        spec = {**self.spec, 'file': csv_path.name}
+        spec.update(update or {})
+        for key in remove:
+            del spec[key]
+        return write_yaml(self.dir / f'{name}.yaml', spec)
+
+
+def make_csv_case(directory: Path, dataset) -> CsvCase:
+    """Write ``good.csv`` (header row) and its description ``good.yaml``."""
+    csv_path = write_csv(directory / 'good.csv', dataset.t, dataset.position, dataset.effort)
+    spec = description(csv_path.name)
+    yaml_path = write_yaml(directory / 'good.yaml', spec)
+    return CsvCase(directory, yaml_path, csv_path, spec, dataset.t.copy(),
+                   dataset.position.copy(), dataset.effort.copy())
+
+
+def write_npz(path: Path, dataset, drop=()) -> Path:
+    """An ``.npz`` with the KUKA keys times/positions/torques/velocities, minus ``drop``."""
+    arrays = {'times': dataset.t, 'positions': dataset.position, 'torques': dataset.effort,
+              'velocities': dataset.velocity}
+    np.savez(path, **{k: v for k, v in arrays.items() if k not in drop and v is not None})
+    return path
+
+
+def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
+                          shuffle_every: int = 0, seed: int = 0) -> Path:
+    """A rosbag2 folder (MCAP storage) with one ``sensor_msgs/msg/JointState`` per sample.
+
+    ``shuffle_every``: every k-th message (k > 0) lists the joints in a random order.
+    Header stamps are the sample times; receive times lag them by 1–3 ms.
+    """
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    typestore = get_typestore(Stores.ROS2_KILTED)
+    JointState = typestore.types['sensor_msgs/msg/JointState']
+    Header = typestore.types['std_msgs/msg/Header']
+    Time = typestore.types['builtin_interfaces/msg/Time']
+    msgtype = 'sensor_msgs/msg/JointState'
+    rng = np.random.default_rng(seed)
+    names = np.array(dataset.joint_names)
+    t0 = 1_700_000_000 * 10**9
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        conn = writer.add_connection(topic, msgtype, typestore=typestore)
+        for k, t in enumerate(dataset.t):
+            order = np.arange(len(names))
+            if shuffle_every and k % shuffle_every == 0:
+                order = rng.permutation(len(names))
+            stamp = t0 + int(round(t * 1e9))
+            velocity = (np.zeros(0) if dataset.velocity is None
+                        else np.array(dataset.velocity[k, order], dtype=float))
+            msg = JointState(
+                header=Header(stamp=Time(sec=stamp // 10**9, nanosec=stamp % 10**9),
+                              frame_id=''),
+                name=[str(s) for s in names[order]],
+                position=np.array(dataset.position[k, order], dtype=float),
+                velocity=velocity,
+                effort=np.array(dataset.effort[k, order], dtype=float))
+            writer.write(conn, stamp + 1_000_000 + int(rng.integers(0, 2_000_000)),
+                         typestore.serialize_cdr(msg, msgtype))
+    return path
+
+
+def assert_one_line_error(rc: int, capsys, *fragments) -> str:
+    """The CLI refused the input: exit code 2, exactly one stderr line starting with
+    ``robot-ident: error:`` that holds every fragment, and no traceback. Returns the line."""
+    captured = capsys.readouterr()
+    err = captured.err
+    assert rc == 2, f'exit code {rc}, stderr: {err!r}'
+    assert 'Traceback' not in err and 'Traceback' not in captured.out
+    lines = err.splitlines()
+    assert len(lines) == 1, f'expected one stderr line, got {len(lines)}: {err!r}'
+    line = lines[0]
+    assert line.startswith('robot-ident: error:'), line
+    for fragment in fragments:
+        assert str(fragment) in line, f'{fragment!r} not in {line!r}'
+    return line

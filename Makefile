@@ -1,27 +1,37 @@
 SHELL := /bin/bash
 
-# Robot data lives beside the repository (/work/shared/data); made absolute and
-# exported so the dataset YAMLs can refer to ${DATA_DIR}.
+# Robot recordings live beside the repository (../shared/data). DATA_DIR (KUKA LWR4+) and
+# TX40_DIR are made absolute and exported so the dataset descriptions can use ${DATA_DIR}.
 DATA_DIR ?= ../shared/data/kuka_lwr4
+TX40_DIR ?= ../shared/data/staubli_tx40
 override DATA_DIR := $(abspath $(DATA_DIR))
-export DATA_DIR
+override TX40_DIR := $(abspath $(TX40_DIR))
+export DATA_DIR TX40_DIR
+ENV := source scripts/env.sh &&
+KUKA := config/datasets/kuka_lwr4
 
-.PHONY: setup test demo demo-kuka clean
+.PHONY: setup test demo demo-kuka demo-tx40 bench clean
 
 setup:
 	bash scripts/setup.sh
 
 test: setup
-	bash -c 'source scripts/env.sh && python -m pytest -q src/ident_core/test tests'
+	$(ENV) python -m pytest -q src/ident_core/test tests
 
-demo: setup
-	$(MAKE) demo-kuka
+demo: setup demo-kuka
 
 demo-kuka:
-	source scripts/env.sh && robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf \
-	    --data config/datasets/kuka_lwr4/measurements_1.yaml \
-	    --validate config/datasets/kuka_lwr4/measurements_2.yaml config/datasets/kuka_lwr4/measurements_3.yaml \
+	$(ENV) robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf --data $(KUKA)/measurements_1.yaml \
+	    --validate $(KUKA)/measurements_2.yaml $(KUKA)/measurements_3.yaml \
 	    --out output/kuka_lwr4/result.yaml
+
+demo-tx40: setup
+	$(ENV) robot-ident identify --urdf $(TX40_DIR)/tx40_mdh_modified.urdf \
+	    --data config/datasets/staubli_tx40/tx40.yaml --split 0.7 --rotor-inertia \
+	    --out output/staubli_tx40/result.yaml
+
+bench: setup
+	$(ENV) python benchmarks/bench_identify.py && python benchmarks/bench_real_data.py
 
 clean:
 	rm -rf build install log

@@ -11,7 +11,7 @@ import numpy as np
 from . import metrics
 from .base_parameters import DEFAULT_RANK_TOLERANCE, BaseParameters, compute_base_parameters
 from .datasets import Dataset
-from .errors import InputError
+from .errors import IdentError, InputError
 from .estimators import estimate
 from .regressor import Regressor, RegressorSpec
 from .robot_model import RobotModel
@@ -221,7 +221,11 @@ def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> 
         w_parts.append(w)
         tau_parts.append(tau)
     w, tau = np.concatenate(w_parts), np.concatenate(tau_parts)
-    est = estimate(w, tau, settings.estimator, base.names)
+    try:
+        est = estimate(w, tau, settings.estimator, base.names)
+    except IdentError as exc:
+        rows = ', '.join(f'{d.source} ({d.samples} rows)' for d in datasets)
+        raise type(exc)(f'{rows}: {exc}') from None
     predicted = w @ est.values
     stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
              'decimation': factors,

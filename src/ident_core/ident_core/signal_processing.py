@@ -34,7 +34,8 @@ def check_time(t: np.ndarray, source: str) -> None:
     if len(bad):
         kind = 'duplicated' if dt[bad[0]] == 0 else 'decreasing'
         raise InputError(f'{source}: {kind} time stamp at row {bad[0] + 1} '
-                         f'({t[bad[0]]!r} then {t[bad[0] + 1]!r}); time must strictly increase')
+                         f'({float(t[bad[0]])!r} then {float(t[bad[0] + 1])!r}); '
+                         'time must strictly increase')
 
 
 def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:

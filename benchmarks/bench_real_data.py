@@ -1,0 +1,91 @@
+"""Accuracy on the real recordings of ../shared/data: KUKA LWR4+ splits and Stäubli TX40 70/30.
+
+Prints the validation metrics of each split (FloBaRoID's definitions) and the TX40 friction and
+rotor-inertia estimates next to the reference identification (TX40_config_reference_params.yaml).
+
+    python benchmarks/bench_real_data.py [--data ../shared/data]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from ident_core.datasets import load_dataset
+from ident_core.identification import Settings, identify, validate
+from ident_core.robot_model import load_robot
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO / 'config' / 'datasets'
+
+
+def kuka(data: Path) -> None:
+    os.environ['DATA_DIR'] = str(data / 'kuka_lwr4')
+    robot = load_robot(data / 'kuka_lwr4' / 'kuka_lwr4.urdf')
+    runs = {i: load_dataset(DATASETS / 'kuka_lwr4' / f'measurements_{i}.yaml', robot.joint_names)
+            for i in (1, 2, 3)}
+    print('KUKA LWR4+ (FloBaRoID m1 → m2: 2.81 % relative, NRMS 0.18 %, abs. 0.72 N·m)')
+    print(f'{"split":<8} {"estimator":<9} {"rel. err %":>10} {"NRMS %":>8} {"abs. N·m":>9} '
+          f'{"cond":>7} {"time s":>7}')
+    for estimator in ('wls', 'ols'):
+        for train, test in ((1, 2), (1, 3), (3, 1)):
+            t0 = time.perf_counter()
+            model = identify(robot, [runs[train]], Settings(estimator=estimator))
+            m = validate(model, runs[test]).metrics
+            print(f'm{train} → m{test}  {estimator:<9} {m["relative_error_percent"]:>10.2f} '
+                  f'{m["nrms_percent"]:>8.3f} {m["absolute_error"]:>9.3f} '
+                  f'{model.stats["condition_number"]:>7.0f} {time.perf_counter() - t0:>7.2f}')
+
+
+def tx40(data: Path) -> None:
+    folder = data / 'staubli_tx40'
+    os.environ['TX40_DIR'] = str(folder)
+    robot = load_robot(folder / 'tx40_mdh_modified.urdf')
+    first, last = load_dataset(DATASETS / 'staubli_tx40' / 'tx40.yaml').split(0.7)
+    t0 = time.perf_counter()
+    model = identify(robot, [first], Settings(rotor_inertia=True))
+    m = validate(model, last).metrics
+    print(f'\nStäubli TX40, identify on the first 70 %, validate on the last 30 % '
+          f'({time.perf_counter() - t0:.2f} s, cond {model.stats["condition_number"]:.0f})')
+    print(f'relative error {m["relative_error_percent"]:.2f} %, NRMS {m["nrms_percent"]:.3f} %, '
+          f'abs. error {m["absolute_error"]:.3f}, RMSE per joint '
+          + ' '.join(f'{x:.3f}' for x in m['rmse']))
+    ref = yaml.safe_load((folder / 'TX40_config_reference_params.yaml').read_text())
+    ref = ref['identification']['robot_params'][0]
+    act = model.actuator_values()
+    print('\njoint  viscous fv (ref)    Coulomb fc (ref)    offset (ref)       rotor Ia (ref)')
+    for j in range(robot.n):
+        cells = []
+        for ours, theirs in ((act['fv'][j], ref['fv'][j]), (act['fc'][j], ref['fs'][j]),
+                             (act['offset'][j], ref['offset'][j]), (act['Ia'][j], ref['Ia'][j])):
+            mine = 'regrouped' if ours is None else f'{ours:.4g}'
+            cells.append(f'{mine:>9} ({theirs:<6g})')
+        print(f'{j + 1:>5}  ' + '  '.join(cells))
+    print(f'reference coupled motor-6 terms: Iam6 {ref["Iam6"]}, fvm6 {ref["fvm6"]}, '
+          f'fsm6 {ref["fsm6"]}; here actuator 6 is motor 6, acting on joints 5 and 6 '
+          '(regressor.py), so its Ia6, fv6, fc6 stand for both.')
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--data', type=Path, default=REPO.parent / 'shared' / 'data')
+    args = parser.parse_args()
+    found = False
+    if (args.data / 'kuka_lwr4' / 'measurements_1.npz').is_file():
+        kuka(args.data)
+        found = True
+    if (args.data / 'staubli_tx40' / 'curr_data.csv').is_file():
+        tx40(args.data)
+        found = True
+    if not found:
+        print(f'bench_real_data: no recordings under {args.data}', file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Dataset descriptions that must load: columns, scales, rows, clocks, ${VAR}, transmissions,
+joint order. Data: the synthetic 20 s, 100 Hz recording of the 6-axis test robot (conftest.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from datafiles import JOINTS, description, write_csv, write_yaml
+from ident_core.datasets import DataWarning, load_dataset
+from ident_core.errors import InputError
+from ident_core.identification import Settings, identify
+
+
+def assert_same_data(a, b):
+    np.testing.assert_array_equal(a.t, b.t)
+    np.testing.assert_array_equal(a.position, b.position)
+    np.testing.assert_array_equal(a.effort, b.effort)
+    assert a.joint_names == b.joint_names
+
+
+# --- columns ------------------------------------------------------------------------------------
+
+def test_header_names_and_column_indices_give_identical_arrays(csv_case, tmp_path):
+    by_name = load_dataset(csv_case.yaml)
+    by_index = load_dataset(write_yaml(tmp_path / 'by_index.yaml',
+                                       description('good.csv', header=False)))
+    write_csv(tmp_path / 'plain.csv', csv_case.t, csv_case.q, csv_case.tau, header=False)
+    headerless = load_dataset(write_yaml(tmp_path / 'plain.yaml',
+                                         description('plain.csv', header=False)))
+    assert_same_data(by_name, by_index)
+    assert_same_data(by_name, headerless)
+    assert by_name.joint_names == JOINTS
+    np.testing.assert_array_equal(by_name.position, csv_case.q)
+    np.testing.assert_array_equal(by_name.effort, csv_case.tau)
+    np.testing.assert_allclose(by_name.t, csv_case.t - csv_case.t[0], atol=1e-12)
+    assert by_name.velocity is None
+    assert by_name.transmission.is_identity
+
+
+def test_description_without_joints_uses_default_joint_names(csv_case, tmp_path):
+    spec = {k: v for k, v in csv_case.spec.items() if k != 'joints'}
+    d = load_dataset(write_yaml(tmp_path / 'nojoints.yaml', spec), default_joints=JOINTS)
+    assert d.joint_names == JOINTS
+    with pytest.raises(InputError, match='nojoints.yaml.*missing field joints'):
+        load_dataset(tmp_path / 'nojoints.yaml')
+
+
+# --- scale --------------------------------------------------------------------------------------
+
+def test_scale_number_and_per_joint_list(csv_case):
+    per_joint = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    path = csv_case.variant('scaled', update={
+        'position': {**csv_case.spec['position'], 'scale': 0.5},
+        'effort': {**csv_case.spec['effort'], 'scale': per_joint}})
+    d = load_dataset(path)
+    np.testing.assert_allclose(d.position, 0.5 * csv_case.q, rtol=1e-15)
+    np.testing.assert_allclose(d.effort, csv_case.tau * np.array(per_joint), rtol=1e-15)
+
+
+def test_scale_of_wrong_length_refused(csv_case):
+    path = csv_case.variant('badscale', update={
+        'effort': {**csv_case.spec['effort'], 'scale': [1.0, 2.0]}})
+    with pytest.raises(InputError, match=r'badscale\.yaml.*effort\.scale'):
+        load_dataset(path)
+
+
+# --- rows ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('rows, sl', [([100, 1100], slice(100, 1100)),
+                                      ([None, -500], slice(None, -500)),
+                                      ([1500, None], slice(1500, None))])
+def test_rows_slice(csv_case, rows, sl):
+    d = load_dataset(csv_case.variant('sliced', update={'rows': rows}))
+    np.testing.assert_array_equal(d.position, csv_case.q[sl])
+    np.testing.assert_array_equal(d.effort, csv_case.tau[sl])
+    t = csv_case.t[sl]
+    np.testing.assert_allclose(d.t, t - t[0], atol=1e-12)
+    assert d.t[0] == 0.0
+
+
+def test_rows_selecting_nothing_refused(csv_case):
+    with pytest.raises(InputError, match=r'empty\.yaml.*rows'):
+        load_dataset(csv_case.variant('empty', update={'rows': [500, 400]}))
+
+
+# --- time ---------------------------------------------------------------------------------------
+
+def test_time_from_sample_rate(csv_case):
+    # the CSV's time column is ignored: the samples are numbered at 250 Hz
+    d = load_dataset(csv_case.variant('rate', update={'time': {'sample_rate': 250}}))
+    np.testing.assert_allclose(d.t, np.arange(len(csv_case.t)) / 250.0, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(d.position, csv_case.q)
+
+
+def jittery_stamps(n, period=0.01, seed=0):
+    """Logger stamps of a fixed-rate controller: k·T plus a random delay of 0–3 ms."""
+    rng = np.random.default_rng(seed)
+    return 100.0 + period * np.arange(n) + rng.uniform(0, 0.003, n)
+
+
+def test_fixed_rate_clock_recovers_uniform_stamps(csv_case):
+    stamps = jittery_stamps(len(csv_case.t))
+    with pytest.warns(DataWarning, match='fixed_rate'):
+        raw = load_dataset(csv_case.variant('jitter', t=stamps))
+    assert np.std(np.diff(raw.t)) > 5e-4                 # the stamps do jitter
+
+    d = load_dataset(csv_case.variant('fixed', t=stamps,
+                                      update={'time': {'column': 't', 'clock': 'fixed_rate'}}))
+    dt = np.diff(d.t)
+    np.testing.assert_allclose(dt, dt[0], rtol=1e-9)
+    assert dt[0] == pytest.approx(0.01, rel=1e-4)
+    np.testing.assert_allclose(d.t, 0.01 * np.arange(len(d.t)), atol=1e-3)   # < T / 10
+    np.testing.assert_array_equal(d.position, csv_case.q)
+
+
+def test_fixed_rate_clock_refuses_dropped_samples(csv_case):
+    keep = np.r_[0:500, 505:len(csv_case.t)]            # five samples lost after row 499
+    path = csv_case.variant('gap', t=jittery_stamps(len(csv_case.t))[keep], q=csv_case.q[keep],
+                            tau=csv_case.tau[keep],
+                            update={'time': {'column': 't', 'clock': 'fixed_rate'}})
+    with pytest.raises(InputError, match=r'gap\.yaml.*gap of .* ms after row 499'):
+        load_dataset(path)
+
+
+# --- ${VAR} -------------------------------------------------------------------------------------
+
+def test_environment_variable_in_file(csv_case, tmp_path, monkeypatch):
+    data_dir = tmp_path / 'elsewhere'
+    data_dir.mkdir()
+    (data_dir / 'moved.csv').write_bytes(csv_case.csv.read_bytes())
+    monkeypatch.setenv('IDENT_TEST_DATA_DIR', str(data_dir))
+    for i, ref in enumerate(('${IDENT_TEST_DATA_DIR}/moved.csv', '$IDENT_TEST_DATA_DIR/moved.csv')):
+        spec = {**csv_case.spec, 'file': ref}
+        d = load_dataset(write_yaml(tmp_path / f'env{i}.yaml', spec))
+        assert_same_data(d, load_dataset(csv_case.yaml))
+
+
+def test_unset_environment_variable_refused(csv_case, tmp_path, monkeypatch):
+    monkeypatch.delenv('IDENT_TEST_UNSET_DIR', raising=False)
+    spec = {**csv_case.spec, 'file': '${IDENT_TEST_UNSET_DIR}/good.csv'}
+    path = write_yaml(tmp_path / 'unset.yaml', spec)
+    with pytest.raises(InputError) as exc:
+        load_dataset(path)
+    message = str(exc.value)
+    assert 'unset.yaml' in message and 'field file' in message
+    assert 'IDENT_TEST_UNSET_DIR' in message and 'not set' in message
+
+
+# --- transmission -------------------------------------------------------------------------------
+
+RATIOS = np.array([100.0, 160.0, 120.0, 80.0, 80.0, 50.0])
+COUPLING = [[5, 4, 50.0]]                               # motor 6 also turns with joint 5
+OFFSET = np.array([0.1, -0.2, 0.0, 0.3, 0.05, 0.0])
+TORQUE_SCALE = np.array([2.0, 2.0, 1.5, 0.5, 0.5, 0.25])   # N·m per A at the motor
+
+
+def gear_matrix():
+    gear = np.diag(RATIOS)
+    for motor, joint, value in COUPLING:
+        gear[motor, joint] = value
+    return gear
+
+
+def test_transmission_with_coupling_round_trip(csv_case):
+    gear = gear_matrix()
+    q_motor = (csv_case.q - OFFSET) @ gear.T             # q = R⁻¹ q_m + offset
+    current = np.linalg.solve(gear.T, csv_case.tau.T).T / TORQUE_SCALE   # tau = Rᵀ (s · i)
+    path = csv_case.variant('motor', q=q_motor, tau=current, update={'transmission': {
+        'gear_ratios': RATIOS.tolist(), 'coupling': COUPLING, 'joint_offset': OFFSET.tolist(),
+        'torque_scale': TORQUE_SCALE.tolist()}})
+    d = load_dataset(path)
+    np.testing.assert_allclose(d.position, csv_case.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(d.effort, csv_case.tau, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(d.transmission.gear_matrix, gear)
+    np.testing.assert_array_equal(d.transmission.joint_offset, OFFSET)
+    np.testing.assert_array_equal(d.transmission.torque_scale, TORQUE_SCALE)
+    # the same transmission given as a full gear matrix
+    same = load_dataset(csv_case.variant('motor_matrix', q=q_motor, tau=current, update={
+        'transmission': {'gear_matrix': gear.tolist(), 'joint_offset': OFFSET.tolist(),
+                         'torque_scale': TORQUE_SCALE.tolist()}}))
+    np.testing.assert_allclose(same.position, d.position, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(same.effort, d.effort, rtol=0, atol=1e-12)
+
+
+def test_motor_angles_beyond_joint_side_limit_accepted(csv_case):
+    ratios = np.array([100.0, 100.0, 100.0, 100.0, 100.0, 160.0])
+    q = csv_case.q.copy()
+    q[:, 5] = np.deg2rad(400) * np.sin(2 * np.pi * csv_case.t / 10)   # e.g. ABB IRB 120 axis 6
+    path = csv_case.variant('bigmotor', q=q * ratios, tau=csv_case.tau / ratios,
+                            update={'transmission': {'gear_ratios': ratios.tolist()}})
+    d = load_dataset(path)
+    np.testing.assert_allclose(d.position, q, rtol=0, atol=1e-12)
+
+
+# --- joint order --------------------------------------------------------------------------------
+
+def test_joint_order_differing_from_urdf(csv_case, six_axis, tmp_path):
+    order = [3, 0, 5, 1, 4, 2]
+    shuffled = [JOINTS[i] for i in order]
+    write_csv(tmp_path / 'shuffled.csv', csv_case.t, csv_case.q[:, order], csv_case.tau[:, order],
+              joints=shuffled)
+    path = write_yaml(tmp_path / 'shuffled.yaml', description('shuffled.csv', joints=shuffled))
+    d = load_dataset(path, six_axis.joint_names)
+    assert d.joint_names == shuffled
+    reference = load_dataset(csv_case.yaml, six_axis.joint_names)
+    assert_same_data(d.aligned(six_axis), reference)
+
+    settings = Settings()
+    a = identify(six_axis, [reference], settings)
+    b = identify(six_axis, [d], settings)
+    assert a.base.names == b.base.names
+    np.testing.assert_allclose(b.values, a.values, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b.std, a.std, rtol=1e-9, atol=1e-12)
+    assert b.stats['relative_error_percent'] == pytest.approx(
+        a.stats['relative_error_percent'], rel=1e-9)
+
+
+def test_aligned_permutes_a_coupled_transmission(csv_case, six_axis, tmp_path):
+    gear = gear_matrix()
+    order = [5, 4, 3, 2, 1, 0]
+    shuffled = [JOINTS[i] for i in order]
+    q_motor = (csv_case.q - OFFSET) @ gear.T
+    current = np.linalg.solve(gear.T, csv_case.tau.T).T / TORQUE_SCALE
+    write_csv(tmp_path / 'rev.csv', csv_case.t, q_motor[:, order], current[:, order],
+              joints=shuffled)
+    perm = np.array(order)
+    spec = description('rev.csv', joints=shuffled)
+    spec['transmission'] = {'gear_matrix': gear[np.ix_(perm, perm)].tolist(),
+                            'joint_offset': OFFSET[perm].tolist(),
+                            'torque_scale': TORQUE_SCALE[perm].tolist()}
+    d = load_dataset(write_yaml(tmp_path / 'rev.yaml', spec)).aligned(six_axis)
+    assert d.joint_names == JOINTS
+    np.testing.assert_allclose(d.position, csv_case.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(d.effort, csv_case.tau, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(d.transmission.gear_matrix, gear)
+    np.testing.assert_allclose(d.transmission.joint_offset, OFFSET)
+    np.testing.assert_allclose(d.transmission.torque_scale, TORQUE_SCALE)

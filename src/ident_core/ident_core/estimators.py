@@ -53,8 +53,14 @@ class Estimate:
     @property
     def rel_std_percent(self) -> np.ndarray:
         """(nb,) relative standard deviation ``100·σ/|beta|`` in % (inf for beta = 0)."""
-        with np.errstate(divide='ignore', invalid='ignore'):
-            return np.where(self.values != 0, 100 * self.std / np.abs(self.values), np.inf)
+        return relative_std_percent(self.values, self.std)
+
+
+def relative_std_percent(values: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """Relative standard deviation ``100·σ/|value|`` in % (methods §3, step 4); inf where the
+    value is 0."""
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where(values != 0, 100 * std / np.abs(values), np.inf)
 
 
 def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',

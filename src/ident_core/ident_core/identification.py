@@ -12,7 +12,7 @@ from . import metrics
 from .base_parameters import DEFAULT_RANK_TOLERANCE, BaseParameters, compute_base_parameters
 from .datasets import Dataset
 from .errors import IdentError, InputError
-from .estimators import estimate
+from .estimators import estimate, relative_std_percent
 from .regressor import Regressor, RegressorSpec
 from .robot_model import RobotModel
 from .signal_processing import (decimate_parallel, decimation_is_plain, differentiate, lowpass,
@@ -146,8 +146,7 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
         w[:, :, coulomb] = lowpass(full, p.fs, p.cutoff, p.order)[kept]
     if plain:
         return w, tau
-    w, tau = decimate_parallel([w, tau], factor, p.fs, p.cutoff, p.order)
-    return w, tau
+    return tuple(decimate_parallel([w, tau], factor, p.fs, p.cutoff, p.order))
 
 
 @dataclass
@@ -175,8 +174,8 @@ class IdentifiedModel:
 
     @property
     def rel_std_percent(self) -> np.ndarray:
-        with np.errstate(divide='ignore', invalid='ignore'):
-            return np.where(self.values != 0, 100 * self.std / np.abs(self.values), np.inf)
+        """(nb,) relative standard deviation of each base parameter, %."""
+        return relative_std_percent(self.values, self.std)
 
     def predict(self, processed: Processed) -> tuple[np.ndarray, np.ndarray]:
         """Predicted and measured joint torques of preprocessed data, both (M', n) trimmed."""

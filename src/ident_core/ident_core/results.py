@@ -16,7 +16,6 @@ Schema (``format: robot-ident/result/1``)::
 """
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 from pathlib import Path
@@ -121,7 +120,7 @@ def _plain(value):
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_plain(v) for v in value]
     if isinstance(value, (np.floating, float)):
-        return float(value) if math.isfinite(value) else float(value)
+        return float(value)
     if isinstance(value, np.integer):
         return int(value)
     return value

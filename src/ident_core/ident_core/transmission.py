@@ -79,11 +79,6 @@ class Transmission:
                    _vector(spec.get('joint_offset', 0.0), n, source, 'transmission.joint_offset'),
                    _vector(spec.get('torque_scale', 1.0), n, source, 'transmission.torque_scale'))
 
-    @property
-    def is_identity(self) -> bool:
-        return (np.array_equal(self.gear_matrix, np.eye(len(self.gear_matrix)))
-                and not self.joint_offset.any() and np.all(self.torque_scale == 1.0))
-
     def joint_positions(self, q_motor: np.ndarray) -> np.ndarray:
         """(N, n) motor angles → (N, n) joint positions."""
         return np.linalg.solve(self.gear_matrix, q_motor.T).T + self.joint_offset

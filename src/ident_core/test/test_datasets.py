@@ -9,6 +9,7 @@ from datafiles import JOINTS, description, write_csv, write_yaml
 from ident_core.datasets import DataWarning, load_dataset
 from ident_core.errors import InputError
 from ident_core.identification import Settings, identify
+from ident_core.transmission import Transmission
 
 
 def assert_same_data(a, b):
@@ -34,7 +35,7 @@ def test_header_names_and_column_indices_give_identical_arrays(csv_case, tmp_pat
     np.testing.assert_array_equal(by_name.effort, csv_case.tau)
     np.testing.assert_allclose(by_name.t, csv_case.t - csv_case.t[0], atol=1e-12)
     assert by_name.velocity is None
-    assert by_name.transmission.is_identity
+    assert by_name.transmission.same_as(Transmission.identity(6))
 
 
 def test_description_without_joints_uses_default_joint_names(csv_case, tmp_path):

@@ -137,7 +137,8 @@ def _print_validation(reports: list[dict], joints: list[str]) -> None:
           'RMSE per joint (N·m)')
     for r in reports:
         nrms = '—' if r['nrms_percent'] is None else f'{r["nrms_percent"]:.3f}'
-        print(f'{_short(Path(r["data"]).name, 44):<44} {r["relative_error_percent"]:>10.2f} {nrms:>8} '
+        name = _short(Path(r['data']).name, 44)
+        print(f'{name:<44} {r["relative_error_percent"]:>10.2f} {nrms:>8} '
               f'{r["absolute_error"]:>9.3f}  ' + ' '.join(f'{x:.3f}' for x in r['rmse']))
 
 

@@ -92,7 +92,7 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
     condition = float(np.linalg.cond(r_w))
     sigma_joint = _sigma(w, tau, x)
     if method == 'ols':
-        sigma2 = ((tau - w @ x) ** 2).sum() / (n_samples * n - nb)
+        sigma2 = (sigma_joint ** 2).sum() * (n_samples - nb) / (n_samples * n - nb)
         return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
     for _ in range(max(1, iterations)):
         if np.any(sigma_joint == 0):

@@ -16,7 +16,7 @@ setup:
 	bash scripts/setup.sh
 
 test: setup
-	$(ENV) python -m pytest -q src/ident_core/test tests
+	$(ENV) python -m pytest -q src/ident_core/test src/ident_launch/test tests
 
 demo: setup demo-kuka
 

@@ -37,10 +37,11 @@ else
     echo "$REQ_HASH" > .venv/.requirements.sha256
 fi
 
-# 4. colcon build (only when src/, requirements or the location changed)
+# 4. colcon build (only when src/, launch/, config/, urdf/ (installed by ident_bringup),
+#    requirements or the location changed)
 export AMENT_PREFIX_PATH=$VIRTUAL_ENV
 SRC_HASH=$( { echo "$ROOT $REQ_HASH"
-              find src -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
+              find src launch config urdf -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
                   | LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
 STAMP=install/.setup-build.sha256
 if [ "$(cat "$STAMP" 2>/dev/null)" = "$SRC_HASH" ]; then

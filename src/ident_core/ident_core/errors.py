@@ -14,4 +14,5 @@ class InputError(IdentError):
 
 
 class ExcitationError(IdentError):
-    """The data do not excite some base parameters (rank deficient identification matrix)."""
+    """An excitation problem: the data do not excite some base parameters (rank deficient
+    identification matrix), or an excitation motion cannot be run within the joint limits."""

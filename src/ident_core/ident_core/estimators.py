@@ -64,7 +64,8 @@ def relative_std_percent(values: np.ndarray, std: np.ndarray) -> np.ndarray:
 
 
 def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
-             names: list[str] | None = None, iterations: int = 10) -> Estimate:
+             names: list[str] | None = None, iterations: int = 10,
+             mask: np.ndarray | None = None) -> Estimate:
     """Identify the base parameters from a stacked regressor.
 
     Args:
@@ -72,27 +73,33 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
         method: ``'ols'`` or ``'wls'``.
         names: (nb,) base parameter names, used in the error message.
         iterations: maximum number of WLS re-weightings (1: Gautier's one-step WLS).
+        mask: optional (N, n) bool, False for joint equations to leave out.
 
     Raises:
-        InputError: unknown method, shape mismatch, N ≤ nb.
+        InputError: unknown method, shape mismatch, a joint with no more than nb equations.
         ExcitationError: the data do not excite some base parameters.
     """
     if method not in ESTIMATORS:
         raise InputError(f'estimator {method!r} unknown (choose from {", ".join(ESTIMATORS)})')
     n_samples, n, nb = w.shape
-    if tau.shape != (n_samples, n):
-        raise InputError(f'torque array has shape {tau.shape}, regressor needs ({n_samples}, {n})')
-    if n_samples <= nb:
-        raise InputError(f'too few samples: {n_samples} samples for {nb} base parameters '
-                         f'(need more than {nb} per joint)')
+    if tau.shape != (n_samples, n) or (mask is not None and mask.shape != (n_samples, n)):
+        raise InputError(f'torque array {tau.shape} or mask does not match the regressor, '
+                         f'({n_samples}, {n}) needed')
+    if mask is not None:
+        w, tau = w * mask[:, :, None], tau * mask
+    counts = np.full(n, n_samples) if mask is None else mask.sum(axis=0)
+    if np.any(counts <= nb):
+        j = int(np.argmin(counts))
+        raise InputError(f'too few samples: {counts[j]} equations of joint {j + 1} for {nb} '
+                         f'base parameters (need more than {nb} per joint)')
     names = names or [f'beta{i + 1}' for i in range(nb)]
     r_w, rhs, _ = _qr_solve_parts(w.reshape(-1, nb), tau.reshape(-1))
     check_excitation(r_w, w, names)
     x = scipy.linalg.solve_triangular(r_w, rhs)
     condition = float(np.linalg.cond(r_w))
-    sigma_joint = _sigma(w, tau, x)
+    sigma_joint = _sigma(w, tau, x, counts)
     if method == 'ols':
-        sigma2 = (sigma_joint ** 2).sum() * (n_samples - nb) / (n_samples * n - nb)
+        sigma2 = (sigma_joint ** 2 * (counts - nb)).sum() / (counts.sum() - nb)
         return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
     for _ in range(max(1, iterations)):
         if np.any(sigma_joint == 0):
@@ -102,16 +109,17 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
         r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
                                         (tau * weights).reshape(-1))
         x = scipy.linalg.solve_triangular(r_h, rhs_h)
-        previous, sigma_joint = sigma_joint, _sigma(w, tau, x)
+        previous, sigma_joint = sigma_joint, _sigma(w, tau, x, counts)
         if np.all(np.abs(sigma_joint - previous) <= 0.01 * previous):
             break
     # covariance with the weights of the last solve, the σ_j it used
     return Estimate('wls', x, _inverse_gram(r_h), sigma_joint, condition, n_samples)
 
 
-def _sigma(w, tau, x):
-    """(n,) residual standard deviation per joint, ``‖tau_j − W_j x‖ / sqrt(N − nb)``."""
-    return np.sqrt(((tau - w @ x) ** 2).sum(axis=0) / (w.shape[0] - w.shape[2]))
+def _sigma(w, tau, x, counts):
+    """(n,) residual standard deviation per joint, ``‖tau_j − W_j x‖ / sqrt(N_j − nb)`` with
+    N_j the equations of joint j (left-out ones are zero rows)."""
+    return np.sqrt(((tau - w @ x) ** 2).sum(axis=0) / (counts - w.shape[2]))
 
 
 def check_excitation(r: np.ndarray, w: np.ndarray, names: list[str],

@@ -40,6 +40,11 @@ class Settings:
             bandwidth keeps the least-squares standard deviations honest (Gautier).
         rank_tolerance: relative QR rank tolerance of the base parameters.
         seed: seed of the random samples for the base parameters.
+        reversal_window: s; the equations of a joint within this time of a velocity reversal
+            of an actuator acting on it are left out of the estimation (0: keep all). Around a
+            reversal, real and simulated joints stick for a moment and the ``fc sign(qd)``
+            model does not hold, and the low-pass filter spreads that error over about one
+            cut-off period (``1 / cutoff_hz`` is a good window).
     """
 
     friction: str = 'viscous-coulomb-offset'
@@ -51,6 +56,7 @@ class Settings:
     decimate: int = 0
     rank_tolerance: float = DEFAULT_RANK_TOLERANCE
     seed: int = 0
+    reversal_window: float = 0.0
 
     @property
     def spec(self) -> RegressorSpec:
@@ -87,6 +93,23 @@ class Processed:
     def trimmed(self, x: np.ndarray) -> np.ndarray:
         """``x`` (M, ...) without the ``trim`` samples at each end."""
         return x[self.trim:len(x) - self.trim]
+
+    def reversal_mask(self, gear: np.ndarray, factor: int, window: float) -> np.ndarray:
+        """(M', n) bool for the rows of ``regression_data(..., factor)``: False where joint j
+        is within ``window`` s of a sign change of the velocity of an actuator that acts on it
+        (``gear[m, j] != 0``, motor velocities ``gear @ qd``)."""
+        u = self.qd @ gear.T
+        t_rows = self.trimmed(self.t)[::factor]
+        near = np.zeros((len(t_rows), u.shape[1]), dtype=bool)
+        for m in range(u.shape[1]):
+            flips = np.flatnonzero(np.sign(u[1:, m]) != np.sign(u[:-1, m]))
+            crossings = 0.5 * (self.t[flips] + self.t[flips + 1])
+            if len(crossings):
+                k = np.clip(np.searchsorted(crossings, t_rows), 1, len(crossings)) - 1
+                gap = np.minimum(np.abs(t_rows - crossings[k]),
+                                 np.abs(t_rows - crossings[np.minimum(k + 1, len(crossings) - 1)]))
+                near[:, m] = gap < window
+        return ~(near.astype(float) @ (gear != 0).astype(float) > 0)
 
 
 def preprocess(dataset: Dataset, robot: RobotModel, settings: Settings) -> Processed:
@@ -212,21 +235,23 @@ def identify(robot: RobotModel, datasets: list[Dataset], settings: Settings) -> 
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, settings.spec, transmission)
     base = compute_base_parameters(regressor, seed=settings.seed, tolerance=settings.rank_tolerance)
-    w_parts, tau_parts, factors = [], [], []
+    w_parts, tau_parts, masks, factors = [], [], [], []
     for d in datasets:
         p = preprocess(d, robot, settings)
         factors.append(p.decimation(settings.decimate))
         w, tau = regression_data(regressor, base, p, factors[-1])
+        masks.append(p.reversal_mask(regressor.gear, factors[-1], settings.reversal_window))
         w_parts.append(w)
         tau_parts.append(tau)
-    w, tau = np.concatenate(w_parts), np.concatenate(tau_parts)
+    w, tau, mask = (np.concatenate(x) for x in (w_parts, tau_parts, masks))
     try:
-        est = estimate(w, tau, settings.estimator, base.names)
+        est = estimate(w, tau, settings.estimator, base.names, mask=mask)
     except IdentError as exc:
         rows = ', '.join(f'{d.source} ({d.samples} rows)' for d in datasets)
         raise type(exc)(f'{rows}: {exc}') from None
     predicted = w @ est.values
     stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
+             'equations_left_out': int(mask.size - mask.sum()),
              'decimation': factors,
              'base_parameter_count': base.count,
              'condition_number': est.condition_number,

@@ -63,6 +63,9 @@ class Regressor:
         robot: the robot model.
         spec: which actuator columns to add.
         transmission: motor coupling for the actuator columns (identity if None).
+
+    Attributes:
+        gear: (n, n) normalised gear matrix ``G``; motor velocities are ``G qd``.
     """
 
     def __init__(self, robot: RobotModel, spec: RegressorSpec,
@@ -71,7 +74,7 @@ class Regressor:
         self.spec = spec
         self.transmission = transmission or Transmission.identity(robot.n)
         gear = self.transmission.gear_matrix
-        self._g = gear / np.diag(gear)[:, None]
+        self.gear = gear / np.diag(gear)[:, None]
         self._data = robot.model.createData()
         n = robot.n
         self.names = [f'{p}{i}' for i in range(1, robot.link_count + 1) for p in INERTIAL_NAMES]
@@ -116,7 +119,7 @@ class Regressor:
     def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
         """(N, n, p − 10·n_links) actuator part of the regressor (columns after the inertial
         ones): the column of actuator m on joint j is ``G[m, j]`` × motor quantity m."""
-        g = self._g
+        g = self.gear
         u = qd @ g.T
         kinds = {'Ia': lambda: qdd @ g.T, 'fv': lambda: u, 'fc': lambda: np.sign(u),
                  'offset': lambda: np.ones_like(u)}

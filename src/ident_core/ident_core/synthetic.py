@@ -39,8 +39,18 @@ class TrueParameters:
 
 def perturbed_parameters(robot: RobotModel, rng: np.random.Generator,
                          spread: float = 0.2) -> TrueParameters:
-    """URDF inertias with each link's mass, centre of mass and rotational inertia scaled by
-    factors in ``1 ± spread`` (physically consistent), and random actuator parameters."""
+    """URDF inertias perturbed by ``perturbed_inertial`` and random actuator parameters."""
+    n = robot.n
+    return TrueParameters(perturbed_inertial(robot, rng, spread), rng.uniform(0.01, 0.1, n),
+                          rng.uniform(0.5, 3.0, n), rng.uniform(0.5, 3.0, n),
+                          rng.uniform(-0.5, 0.5, n))
+
+
+def perturbed_inertial(robot: RobotModel, rng: np.random.Generator,
+                       spread: float = 0.2) -> np.ndarray:
+    """(10·n_links,) standard inertial parameters of the URDF with each link's mass, centre of
+    mass and rotational inertia scaled by factors drawn uniformly in ``1 ± spread``: the
+    result stays physically consistent (positive mass, valid inertia)."""
     inertial = []
     for i in range(1, robot.model.njoints):
         nominal = robot.model.inertias[i]
@@ -48,10 +58,7 @@ def perturbed_parameters(robot: RobotModel, rng: np.random.Generator,
         inertia = pin.Inertia(nominal.mass * scale[0], nominal.lever * scale[1],
                               nominal.inertia * scale[2])
         inertial.append(inertia.toDynamicParameters())
-    n = robot.n
-    return TrueParameters(np.concatenate(inertial), rng.uniform(0.01, 0.1, n),
-                          rng.uniform(0.5, 3.0, n), rng.uniform(0.5, 3.0, n),
-                          rng.uniform(-0.5, 0.5, n))
+    return np.concatenate(inertial)
 
 
 def fourier_trajectory(robot: RobotModel, t: np.ndarray, rng: np.random.Generator,

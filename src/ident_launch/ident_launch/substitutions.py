@@ -1,0 +1,245 @@
+"""Parsing and evaluation of launch substitutions (``$(var x)``, ``$(find-pkg-share p)``, ...).
+
+A string is parsed into a tuple of parts: plain ``str`` text and :class:`Sub` nodes. Arguments of a
+substitution are themselves part tuples, so ``$(find-pkg-share $(var pkg))`` nests. Arguments are
+separated by white space and may be quoted with ``'`` or ``"`` (``$(env GREETING 'hello world')``).
+
+Supported: ``var NAME``, ``find-pkg-share PKG``, ``find-pkg-prefix PKG``, ``env NAME [DEFAULT]``,
+``dirname``. Everything else is refused at parse time, so a launch file using e.g.
+``$(command ...)`` fails before any process starts. Pure functions; no ROS needed.
+"""
+
+from dataclasses import dataclass
+import os
+import shlex
+
+from .errors import SubstitutionError
+
+# name -> (min args, max args)
+SUPPORTED = {
+    'var': (1, 1),
+    'find-pkg-share': (1, 1),
+    'find-pkg-prefix': (1, 1),
+    'env': (1, 2),
+    'dirname': (0, 0),
+}
+
+_NAME_CHARS = set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-')
+
+
+@dataclass(frozen=True)
+class Sub:
+    """One ``$(name arg ...)``; each arg is a tuple of parts."""
+
+    name: str
+    args: tuple
+
+    def __str__(self):
+        args = [unparse(a) for a in self.args]
+        args = [f"'{a}'" if not a or any(c.isspace() for c in a) else a for a in args]
+        return '$(' + ' '.join([self.name] + args) + ')'
+
+
+def unparse(parts):
+    """Text of a parsed value (for messages and ``--show-args``)."""
+    return ''.join(str(p) for p in parts)
+
+
+def parse(text):
+    """Parse ``text`` into a tuple of parts. Raises SubstitutionError for bad syntax/names."""
+    parts, pos = _parse_text(text, 0)
+    assert pos == len(text)
+    return parts
+
+
+def _append(parts, piece):
+    if not piece:
+        return
+    if parts and isinstance(parts[-1], str) and isinstance(piece, str):
+        parts[-1] += piece
+    else:
+        parts.append(piece)
+
+
+def _parse_text(text, pos):
+    parts = []
+    while pos < len(text):
+        start = text.find('$(', pos)
+        if start < 0:
+            _append(parts, text[pos:])
+            return tuple(parts), len(text)
+        _append(parts, text[pos:start])
+        sub, pos = _parse_sub(text, start)
+        parts.append(sub)
+    return tuple(parts), pos
+
+
+def _parse_sub(text, start):
+    """Parse ``$(...)`` starting at ``start``; return (Sub, position after ')')."""
+    pos = start + 2
+    name_start = pos
+    while pos < len(text) and text[pos] in _NAME_CHARS:
+        pos += 1
+    name = text[name_start:pos]
+    if not name:
+        raise SubstitutionError(f"missing substitution name after '$(' at column {start + 1}")
+    args = []
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            raise SubstitutionError(f"unterminated substitution '$({name}' (missing ')')")
+        if text[pos] == ')':
+            pos += 1
+            break
+        if pos == name_start + len(name):
+            raise SubstitutionError(
+                f"invalid substitution name '{name}{text[pos]}' at column {name_start + 1}")
+        arg, pos = _parse_arg(text, pos, name)
+        args.append(arg)
+    if name not in SUPPORTED:
+        raise SubstitutionError(
+            f"unsupported substitution '$({name} ...)' (supported: "
+            + ', '.join(f'$({n})' for n in SUPPORTED) + ')')
+    lo, hi = SUPPORTED[name]
+    if not lo <= len(args) <= hi:
+        want = str(lo) if lo == hi else f'{lo} or {hi}'
+        raise SubstitutionError(
+            f"substitution '$({name})' takes {want} argument(s), got {len(args)}")
+    return Sub(name, tuple(args)), pos
+
+
+def _parse_arg(text, pos, subname):
+    """One argument: up to white space or ')', with quotes and nested substitutions."""
+    parts = []
+    while pos < len(text) and not text[pos].isspace() and text[pos] != ')':
+        c = text[pos]
+        if text.startswith('$(', pos):
+            sub, pos = _parse_sub(text, pos)
+            parts.append(sub)
+        elif c in '\'"':
+            end_pos = pos + 1
+            while True:
+                if end_pos >= len(text):
+                    raise SubstitutionError(
+                        f"unterminated quote {c} in substitution '$({subname} ...)'")
+                if text[end_pos] == c:
+                    break
+                if text.startswith('$(', end_pos):
+                    _, end_pos = _parse_sub(text, end_pos)
+                else:
+                    end_pos += 1
+            inner, _ = _parse_text(text[pos + 1:end_pos], 0)
+            for p in inner:
+                _append(parts, p)
+            pos = end_pos + 1
+        else:
+            _append(parts, c)
+            pos += 1
+    return tuple(parts), pos
+
+
+def substitutions_in(parts):
+    """All Sub nodes in ``parts``, nested ones included."""
+    for p in parts:
+        if isinstance(p, Sub):
+            yield p
+            for a in p.args:
+                yield from substitutions_in(a)
+
+
+class Context:
+    """What substitutions evaluate against."""
+
+    def __init__(self, launch_file, variables=None, environ=None):
+        self.dirname = os.path.dirname(os.path.abspath(launch_file))
+        self.variables = dict(variables or {})
+        self.environ = os.environ if environ is None else environ
+
+
+def _package_lookup(kind, package):
+    from ament_index_python.packages import (
+        get_package_prefix, get_package_share_directory, PackageNotFoundError)
+    try:
+        if kind == 'share':
+            return get_package_share_directory(package)
+        return get_package_prefix(package)
+    except (PackageNotFoundError, LookupError, ValueError) as exc:
+        raise SubstitutionError(
+            f"package '{package}' not found (AMENT_PREFIX_PATH="
+            f"{os.environ.get('AMENT_PREFIX_PATH', '')!r}): {exc}") from None
+
+
+def find_package_prefix(package):
+    return _package_lookup('prefix', package)
+
+
+def find_package_share(package):
+    return _package_lookup('share', package)
+
+
+def evaluate(parts, ctx):
+    """Evaluate parts to a string."""
+    return ''.join(p if isinstance(p, str) else _evaluate_sub(p, ctx) for p in parts)
+
+
+def _evaluate_sub(sub, ctx):
+    args = [evaluate(a, ctx) for a in sub.args]
+    if sub.name == 'var':
+        if args[0] not in ctx.variables:
+            raise SubstitutionError(f"$(var {args[0]}): unknown launch argument '{args[0]}'")
+        return ctx.variables[args[0]]
+    if sub.name == 'env':
+        value = ctx.environ.get(args[0])
+        if value is None:
+            if len(args) == 2:
+                return args[1]
+            raise SubstitutionError(
+                f"$(env {args[0]}): environment variable '{args[0]}' is not set "
+                f"(give a default: $(env {args[0]} DEFAULT))")
+        return value
+    if sub.name == 'find-pkg-share':
+        return find_package_share(args[0])
+    if sub.name == 'find-pkg-prefix':
+        return find_package_prefix(args[0])
+    if sub.name == 'dirname':
+        return ctx.dirname
+    raise SubstitutionError(f'unsupported substitution {sub}')  # parse() prevents this
+
+
+def split_command_line(parts, ctx):
+    """Split a parsed ``args``/``ros_args`` string into arguments like ``ros2 launch`` does.
+
+    Plain text is split shell-like (``shlex``); a substitution's result is never split, and it
+    joins the text directly before/after it when there is no white space in between.
+    """
+    result = []
+    current = None  # None: no argument in progress
+
+    def flush():
+        nonlocal current
+        if current is not None:
+            result.append(current)
+        current = None
+
+    for part in parts:
+        if isinstance(part, Sub):
+            current = (current or '') + _evaluate_sub(part, ctx)
+            continue
+        try:
+            tokens = shlex.split(part)
+        except ValueError as exc:
+            raise SubstitutionError(f'cannot split {part!r} into arguments: {exc}') from None
+        if not tokens:
+            flush()
+            continue
+        if part[0].isspace():
+            flush()
+        current = (current or '') + tokens[0]
+        for token in tokens[1:]:
+            flush()
+            current = token
+        if part[-1].isspace():
+            flush()
+    flush()
+    return result

@@ -1,0 +1,702 @@
+"""Tests of the ident_launch runner against a temporary fake ament prefix (no ROS needed).
+
+The fake prefix holds packages ``fakepkg`` and ``otherpkg``; their executables are small Python
+scripts (``fake_node``) that print their argv and then behave as told by options placed before
+``--ros-args`` (exit code, sleep, wait for SIGINT, ignore SIGINT, ...).
+"""
+
+import json
+import os
+from pathlib import Path
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import yaml
+
+HERE = Path(__file__).resolve().parent
+PKG_ROOT = HERE.parent
+if str(PKG_ROOT) not in sys.path:
+    sys.path.insert(0, str(PKG_ROOT))
+
+from ident_launch import description, params, substitutions  # noqa: E402
+from ident_launch.errors import LaunchError  # noqa: E402
+
+FAKE_NODE = '''\
+#!{python} -S
+import json, os, signal, sys, time
+argv = sys.argv[1:]
+own = argv[:argv.index('--ros-args')] if '--ros-args' in argv else argv
+opts = {{}}
+i = 0
+while i < len(own):
+    if own[i].startswith('--') and i + 1 < len(own) and not own[i + 1].startswith('--'):
+        opts[own[i]] = own[i + 1]; i += 2
+    else:
+        opts[own[i]] = True; i += 1
+if '--pid-dir' in opts:
+    with open(os.path.join(opts['--pid-dir'], str(os.getpid())), 'w'):
+        pass
+def on_sigint(signum, frame):
+    if '--marker' in opts:
+        with open(opts['--marker'], 'w') as f:
+            f.write('sigint')
+    print('got SIGINT', flush=True)
+    sys.exit(0)
+if '--ignore-sigint' in opts:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+elif '--default-sigint' in opts:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+else:
+    signal.signal(signal.SIGINT, on_sigint)
+print('argv: ' + json.dumps(argv))
+if '--read-stdin' in opts:
+    print('stdin: %r' % sys.stdin.read())
+print('to stderr', file=sys.stderr)
+sys.stdout.flush()
+if '--ready' in opts:
+    open(opts['--ready'], 'w').close()
+if '--sleep' in opts:
+    time.sleep(float(opts['--sleep']))
+if '--wait' in opts:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+sys.exit(int(opts.get('--exit', 0)))
+'''
+
+
+class Prefix:
+    """A fake ament prefix: <root>/share/ament_index/..., share/<pkg>/, lib/<pkg>/<exe>."""
+
+    def __init__(self, root):
+        self.root = root
+        self.pid_dir = root.parent / 'pids'
+        self.pid_dir.mkdir(parents=True)
+        for pkg in ('fakepkg', 'otherpkg'):
+            self.add_package(pkg)
+        cfg = self.share('fakepkg') / 'config'
+        cfg.mkdir()
+        (cfg / 'params.yaml').write_text('/**:\n  ros__parameters:\n    a: 1\n')
+        (self.share('fakepkg') / 'launch').mkdir()
+
+    def add_package(self, pkg, exes=('talker', 'listener')):
+        marker = self.root / 'share' / 'ament_index' / 'resource_index' / 'packages' / pkg
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text('')
+        self.share(pkg).mkdir(parents=True, exist_ok=True)
+        lib = self.root / 'lib' / pkg
+        lib.mkdir(parents=True, exist_ok=True)
+        for exe in exes:
+            path = lib / exe
+            path.write_text(FAKE_NODE.format(python=sys.executable))
+            path.chmod(0o755)
+
+    def share(self, pkg):
+        return self.root / 'share' / pkg
+
+    def write_launch(self, text, name='test.launch.yaml', where=None):
+        path = (where or self.share('fakepkg') / 'launch') / name
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    def kill_leftovers(self):
+        for pid_file in self.pid_dir.iterdir():
+            try:
+                os.kill(int(pid_file.name), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+
+
+@pytest.fixture
+def prefix(tmp_path, monkeypatch):
+    p = Prefix(tmp_path / 'prefix')
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(p.root))
+    monkeypatch.setenv('PYTHONPATH', str(PKG_ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    monkeypatch.setenv('IDENT_LAUNCH_TEST_VAR', 'from-env')
+    monkeypatch.delenv('IDENT_LAUNCH_UNSET', raising=False)
+    yield p
+    p.kill_leftovers()
+
+
+def runner_cmd(*args):
+    return [sys.executable, '-m', 'ident_launch', *[str(a) for a in args]]
+
+
+def run_launch(*args, timeout=20):
+    return subprocess.run(runner_cmd(*args), capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def resolve_text(prefix, text, overrides=None):
+    lf = description.load(prefix.write_launch(text))
+    return description.resolve(lf, overrides)
+
+
+def error_of(prefix, text, overrides=None):
+    with pytest.raises(LaunchError) as info:
+        resolve_text(prefix, text, overrides)
+    return str(info.value)
+
+
+def wait_for(path, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if Path(path).exists():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def p_values(cmd):
+    """{name: yaml value} of the -p arguments of a command line."""
+    out = {}
+    for flag, arg in zip(cmd, cmd[1:]):
+        if flag == '-p':
+            name, _, value = arg.partition(':=')
+            out[name] = yaml.safe_load(value)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# arguments
+# --------------------------------------------------------------------------------------------
+
+ARGS_LAUNCH = '''\
+launch:
+- arg: {name: robot, default: kuka, description: which robot}
+- arg: {name: rate, default: "100"}
+- arg: {name: path, default: "$(var robot)/data"}
+- arg: {name: needed}
+'''
+
+
+def test_arg_defaults_and_overrides(prefix):
+    variables, specs = resolve_text(prefix, ARGS_LAUNCH, {'needed': 'x'})
+    assert variables == {'robot': 'kuka', 'rate': '100', 'path': 'kuka/data', 'needed': 'x'}
+    assert specs == []
+    variables, _ = resolve_text(prefix, ARGS_LAUNCH, {'needed': '', 'robot': 'tx40'})
+    assert variables['robot'] == 'tx40' and variables['path'] == 'tx40/data'
+    assert variables['needed'] == ''
+
+
+def test_unknown_and_missing_args(prefix):
+    msg = error_of(prefix, ARGS_LAUNCH, {'needed': 'x', 'bogus': '1'})
+    assert 'test.launch.yaml' in msg and "'bogus'" in msg and 'unknown launch argument' in msg
+    msg = error_of(prefix, ARGS_LAUNCH)
+    assert "launch[3] (arg 'needed')" in msg and 'needed:=VALUE' in msg
+
+
+def test_cli_show_args_and_unknown_arg(prefix):
+    prefix.write_launch(ARGS_LAUNCH)
+    res = run_launch('fakepkg', 'test.launch.yaml', '--show-args')
+    assert res.returncode == 0, res.stderr
+    assert "'robot':" in res.stdout and 'which robot' in res.stdout
+    assert "(default: '$(var robot)/data')" in res.stdout and 'no default' in res.stdout
+    res = run_launch('fakepkg', 'test.launch.yaml', 'needed:=1', 'bogus:=2')
+    assert res.returncode == 2 and "'bogus'" in res.stderr
+    res = run_launch('fakepkg', 'test.launch.yaml')
+    assert res.returncode == 2 and "needed" in res.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# substitutions
+# --------------------------------------------------------------------------------------------
+
+def test_substitutions(prefix):
+    launch = prefix.write_launch('''\
+    launch:
+    - arg: {name: pkg, default: otherpkg}
+    - arg: {name: share, default: "$(find-pkg-share fakepkg)"}
+    - arg: {name: nested, default: "$(find-pkg-share $(var pkg))/x"}
+    - arg: {name: prefix, default: "$(find-pkg-prefix $(var pkg))"}
+    - arg: {name: env, default: "$(env IDENT_LAUNCH_TEST_VAR)"}
+    - arg: {name: env_default, default: "$(env IDENT_LAUNCH_UNSET 'a b $(var pkg)')"}
+    - arg: {name: env_set_default, default: "$(env IDENT_LAUNCH_TEST_VAR other)"}
+    - arg: {name: dir, default: "$(dirname)/cfg.yaml"}
+    - arg: {name: text, default: "a $ b $x ) ("}
+    ''')
+    variables, _ = description.resolve(description.load(launch))
+    assert variables['share'] == str(prefix.share('fakepkg'))
+    assert variables['nested'] == str(prefix.share('otherpkg')) + '/x'
+    assert variables['prefix'] == str(prefix.root)
+    assert variables['env'] == 'from-env'
+    assert variables['env_default'] == 'a b otherpkg'
+    assert variables['env_set_default'] == 'from-env'
+    assert variables['dir'] == str(launch.parent) + '/cfg.yaml'
+    assert variables['text'] == 'a $ b $x ) ('
+
+
+def test_substitution_evaluation_errors(prefix):
+    msg = error_of(prefix, 'launch:\n- arg: {name: e, default: "$(env IDENT_LAUNCH_UNSET)"}\n')
+    assert "launch[0] (arg 'e')" in msg and 'IDENT_LAUNCH_UNSET' in msg and "'default'" in msg
+    msg = error_of(prefix, 'launch:\n- arg: {name: e, default: "$(var later)"}\n')
+    assert "unknown launch argument 'later'" in msg
+    msg = error_of(prefix, 'launch:\n- arg: {name: e, default: "$(find-pkg-share nopkg)"}\n')
+    assert "package 'nopkg' not found" in msg and 'test.launch.yaml' in msg
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('$(command ls)', "'$(command ...)'"),
+    ('$(eval 1 + 1)', "'$(eval ...)'"),
+    ('$(anon x)', "'$(anon ...)'"),
+    ('$(find-pkg-share $(optenv X))', "'$(optenv ...)'"),
+    ('$(var a', 'unterminated'),
+    ("$(env 'A)", 'unterminated quote'),
+    ('$(var)', 'takes 1 argument'),
+    ('$(env A B C)', 'takes 1 or 2 argument'),
+    ('$(dirname x)', 'takes 0 argument'),
+    ('$()', 'missing substitution name'),
+])
+def test_substitution_parse_errors(text, expected):
+    with pytest.raises(substitutions.SubstitutionError) as info:
+        substitutions.parse(text)
+    assert expected in str(info.value)
+
+
+def test_split_command_line(prefix):
+    ctx = substitutions.Context(str(prefix.root / 'x.yaml'), {'sp': 'a b', 'v': 'V'})
+    parts = substitutions.parse("--x $(var sp) pre$(var v)post 'q r' \"s t\" --y=$(var sp) ")
+    assert substitutions.split_command_line(parts, ctx) == [
+        '--x', 'a b', 'preVpost', 'q r', 's t', '--y=a b']
+    parts = substitutions.parse('$(var v) $(var v)$(var v)')
+    assert substitutions.split_command_line(parts, ctx) == ['V', 'VV']
+
+
+# --------------------------------------------------------------------------------------------
+# parameters
+# --------------------------------------------------------------------------------------------
+
+ROUND_TRIP_VALUES = [
+    0, -7, 2**40, 1.0, -2.5, 1e20, 1.5e-7, float('inf'), float('-inf'), True, False,
+    'plain', '/abs/path.yaml', '007', '1.0', '1e5', 'true', 'False', 'yes', 'off', 'null', '~',
+    '', ' lead', 'a: b', 'a:b', "it's", '"dq"', '#c', '[1, 2]', '{a: 1}', 'line1\nline2',
+    'tab\there', 'ünï', 'inf', 'nan', '.5', '+1', '0x10', '2001-12-14', '1_000',
+    [1, 2, 3], [1.5, 2.0], [True, False], ['a', '1', 'b c', 'true'],
+]
+
+
+@pytest.mark.parametrize('value', ROUND_TRIP_VALUES, ids=repr)
+def test_param_encoding_round_trip(value):
+    back = yaml.safe_load(params.encode(value))
+    assert back == value and type(back) is type(value)
+    if isinstance(value, list):
+        assert [type(v) for v in back] == [type(v) for v in value]
+
+
+def test_param_nan_round_trip():
+    back = yaml.safe_load(params.encode(float('nan')))
+    assert isinstance(back, float) and back != back
+
+
+def test_params_on_command_line(prefix):
+    _, specs = resolve_text(prefix, '''\
+    launch:
+    - arg: {name: rate, default: "250.0"}
+    - arg: {name: label, default: "007"}
+    - node:
+        pkg: fakepkg
+        exec: talker
+        param:
+        - {name: int, value: 42}
+        - {name: float, value: 2.0}
+        - {name: bool, value: true}
+        - {name: str, value: hello world}
+        - from: $(find-pkg-share fakepkg)/config/params.yaml
+        - {name: quoted, value: "'42'"}
+        - {name: yaml_int, value: "42"}
+        - {name: from_var, value: $(var rate)}
+        - {name: label_str, value: "'$(var label)'"}
+        - {name: ints, value: [1, 2]}
+        - {name: strs, value: [a, "b c"]}
+        - {name: str_items, value: ["1.5", "$(var rate)"]}
+        - {name: bools, value: [true, false]}
+        - {name: path, value: "$(find-pkg-share fakepkg)/config/params.yaml"}
+    ''')
+    cmd = specs[0].cmd
+    values = p_values(cmd)
+    expected = {
+        'int': 42, 'float': 2.0, 'bool': True, 'str': 'hello world', 'quoted': '42',
+        'yaml_int': 42, 'from_var': 250.0, 'label_str': '007', 'ints': [1, 2],
+        'strs': ['a', 'b c'], 'str_items': [1.5, 250.0], 'bools': [True, False],
+        'path': str(prefix.share('fakepkg') / 'config' / 'params.yaml'),
+    }
+    assert values == expected
+    for name, value in expected.items():
+        assert type(values[name]) is type(value), name
+    # order of the file: -p int ... --params-file ... -p quoted ...
+    flags = [a for a in cmd if a in ('-p', '--params-file')]
+    assert flags == ['-p'] * 4 + ['--params-file'] + ['-p'] * 9
+
+
+@pytest.mark.parametrize('value, expected', [
+    ('""', 'empty/null'),
+    ('"a: b"', 'allowed are'),
+    ('[]', 'empty list'),
+    ('[1, "a"]', 'one type'),
+    ('{a: 1}', 'unsupported parameter value type'),
+    ('"2001-12-14"', 'date'),
+    ('"[1"', 'not a valid YAML value'),
+])
+def test_bad_param_values(prefix, value, expected):
+    msg = error_of(prefix, f'''\
+    launch:
+    - node:
+        pkg: fakepkg
+        exec: talker
+        name: n1
+        param:
+        - {{name: p, value: {value}}}
+    ''')
+    assert "launch[0] (node 'n1')" in msg and 'param[0].value' in msg and expected in msg
+
+
+def test_params_through_rcl(prefix, tmp_path):
+    """The encoded -p values read back with the right type by rcl itself (when rclpy is here)."""
+    try:
+        import rclpy  # noqa: F401
+    except Exception:  # pragma: no cover - depends on the environment
+        pytest.skip('rclpy not importable')
+    values = {f'v{i}': v for i, v in enumerate(ROUND_TRIP_VALUES)}
+    script = tmp_path / 'check_rcl.py'
+    script.write_text(textwrap.dedent('''\
+        import json, sys
+        import rclpy
+        from rclpy.node import Node
+        rclpy.init(args=sys.argv)
+        node = Node('check', automatically_declare_parameters_from_overrides=True)
+        out = {}
+        for p in node._parameters.values():
+            v = p.value
+            out[p.name] = [type(v).__name__, v if isinstance(v, (bool, int, float, str))
+                           else [[type(x).__name__, x] for x in v]]
+        print(json.dumps(out))
+        node.destroy_node()
+        rclpy.shutdown()
+    '''))
+    args = ['--ros-args']
+    for name, value in values.items():
+        args += ['-p', f'{name}:={params.encode(value)}']
+    res = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                         timeout=30)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    for name, value in values.items():
+        kind, v = got[name]
+        if isinstance(value, list):
+            assert [x[1] for x in v] == value, name
+            assert [x[0] for x in v] == [type(x).__name__ for x in value], name
+        else:
+            assert v == value and kind == type(value).__name__, (name, value, got[name])
+
+
+# --------------------------------------------------------------------------------------------
+# validation: everything outside the subset fails before anything starts
+# --------------------------------------------------------------------------------------------
+
+NODE = '    pkg: fakepkg\n    exec: talker\n    name: n1\n'
+
+
+@pytest.mark.parametrize('entry, where, key', [
+    ('- include: {file: x.launch.yaml}\n', 'launch[1]', "'include'"),
+    ('- group: []\n', 'launch[1]', "'group'"),
+    ('- let: {name: a, value: b}\n', 'launch[1]', "'let'"),
+    ('- executable: {cmd: ls}\n', 'launch[1]', "'executable'"),
+    ('- set_env: {name: A, value: b}\n', 'launch[1]', "'set_env'"),
+    ('- node:\n' + NODE + '    respawn: "true"\n', "launch[1] (node 'n1')", "'respawn'"),
+    ('- node:\n' + NODE + '    exec_name: x\n', "launch[1] (node 'n1')", "'exec_name'"),
+    ('- node:\n' + NODE + '    launch-prefix: gdb\n', "launch[1] (node 'n1')", "'launch-prefix'"),
+    ('- node:\n' + NODE + '    args: "$(command ls)"\n', "launch[1] (node 'n1')", "'args'"),
+    ('- node:\n' + NODE + '    param: [{name: a, value: "$(eval 1)"}]\n',
+     "launch[1] (node 'n1')", "'param[0].value'"),
+    ('- node:\n' + NODE + '    param: [{name: a, value: 1, type: int}]\n',
+     "launch[1] (node 'n1')", "'param[0].type'"),
+    ('- node:\n' + NODE + '    param: [{from: a.yaml, allow_substs: "true"}]\n',
+     "launch[1] (node 'n1')", "'param[0].allow_substs'"),
+    ('- node:\n' + NODE + '    remap: [{from: a}]\n', "launch[1] (node 'n1')", "'remap[0].to'"),
+    ('- node:\n' + NODE + '    output: own_log\n', "launch[1] (node 'n1')", "'output'"),
+    ('- node:\n' + NODE + '    on_exit: restart\n', "launch[1] (node 'n1')", "'on_exit'"),
+    ('- node:\n' + NODE + '    if: "true"\n    unless: "false"\n', "launch[1] (node 'n1')",
+     "'unless'"),
+    ('- node:\n' + NODE + '    if: true\n', "launch[1] (node 'n1')", "'if'"),
+    ('- node:\n    pkg: fakepkg\n    name: n1\n', "launch[1] (node 'n1')", "'exec'"),
+    ('- arg: {name: a, default: 1}\n', "launch[1] (arg 'a')", "'default'"),
+    ('- arg: {name: a, choices: [x]}\n', "launch[1] (arg 'a')", "'choices'"),
+    ('- arg: {name: b}\n', "launch[1] (arg 'b')", 'declared twice'),
+])
+def test_unsupported_constructs(prefix, entry, where, key):
+    text = 'launch:\n- arg: {name: b, default: x}\n' + entry
+    path = prefix.write_launch(text)
+    with pytest.raises(LaunchError) as info:
+        description.load(path)
+    msg = str(info.value)
+    assert str(path) in msg and where in msg and key in msg, msg
+
+
+def test_unsupported_fails_before_start(prefix, tmp_path):
+    marker = tmp_path / 'started'
+    prefix.write_launch(f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, args: "--ready {marker}"}}
+    - include: {{file: other.launch.yaml}}
+    ''')
+    res = run_launch('fakepkg', 'test.launch.yaml')
+    assert res.returncode == 2
+    assert res.stderr.count('\n') == 1 and "launch[1]: key 'include'" in res.stderr
+    assert not marker.exists()
+
+
+def test_bad_top_level(prefix):
+    for text in ('nodes: []\n', '- node: {}\n', 'launch: {a: 1}\n', 'launch: [node]\n',
+                 'launch:\n- {arg: {name: a}, node: {}}\n', 'launch: [\n'):
+        with pytest.raises(LaunchError) as info:
+            description.load(prefix.write_launch(text))
+        assert 'test.launch.yaml' in str(info.value)
+
+
+# --------------------------------------------------------------------------------------------
+# conditions, look-ups, command line
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('key, value, started', [
+    ('if', 'true', True), ('if', 'TRUE', True), ('if', '1', True), ('if', 'False', False),
+    ('if', '0', False), ('unless', 'true', False), ('unless', '0', True),
+    ('unless', 'FALSE', True),
+])
+def test_conditions(prefix, key, value, started):
+    _, specs = resolve_text(prefix, f'''\
+    launch:
+    - arg: {{name: flag, default: "{value}"}}
+    - node: {{pkg: fakepkg, exec: talker, {key}: "$(var flag)"}}
+    - node: {{pkg: fakepkg, exec: listener}}
+    ''')
+    assert [s.label for s in specs] == (['talker', 'listener'] if started else ['listener'])
+
+
+def test_condition_must_be_boolean(prefix):
+    msg = error_of(prefix, '''\
+    launch:
+    - node: {pkg: fakepkg, exec: talker, if: "yes"}
+    ''')
+    assert "launch[0] (node 'talker')" in msg and "'if'" in msg and 'true/false/1/0' in msg
+
+
+def test_disabled_node_is_not_looked_up(prefix):
+    _, specs = resolve_text(prefix, '''\
+    launch:
+    - node: {pkg: nopkg, exec: talker, if: "false"}
+    ''')
+    assert specs == []
+
+
+def test_missing_package_executable_params_file(prefix):
+    msg = error_of(prefix, 'launch:\n- node: {pkg: nopkg, exec: talker}\n')
+    assert "package 'nopkg' not found" in msg and "'pkg'" in msg
+    msg = error_of(prefix, 'launch:\n- node: {pkg: fakepkg, exec: nothere, name: n}\n')
+    assert "'nothere'" in msg and "'fakepkg'" in msg and "(node 'n')" in msg
+    (prefix.root / 'lib' / 'fakepkg' / 'talker').chmod(0o644)
+    msg = error_of(prefix, 'launch:\n- node: {pkg: fakepkg, exec: talker}\n')
+    assert 'not executable' in msg and "'talker'" in msg
+    msg = error_of(prefix, '''\
+    launch:
+    - node: {pkg: fakepkg, exec: listener, param: [{from: "$(dirname)/missing.yaml"}]}
+    ''')
+    assert 'parameter file not found' in msg and 'missing.yaml' in msg and 'param[0].from' in msg
+
+
+def test_command_line_layout(prefix):
+    _, specs = resolve_text(prefix, '''\
+    launch:
+    - node:
+        pkg: fakepkg
+        exec: talker
+        name: tk
+        namespace: robot
+        args: "--a 1"
+        param:
+        - {name: x, value: 1}
+        - from: $(find-pkg-share fakepkg)/config/params.yaml
+        remap: [{from: in, to: /out}]
+        ros_args: "--log-level debug"
+    - node: {pkg: fakepkg, exec: talker}
+    - node: {pkg: fakepkg, exec: talker}
+    ''')
+    exe = str(prefix.root / 'lib' / 'fakepkg' / 'talker')
+    params_file = str(prefix.share('fakepkg') / 'config' / 'params.yaml')
+    assert specs[0].cmd == [exe, '--a', '1', '--ros-args', '-r', '__node:=tk', '-r',
+                            '__ns:=/robot', '-p', 'x:=1', '--params-file', params_file,
+                            '-r', 'in:=/out', '--log-level', 'debug']
+    assert specs[1].cmd == [exe, '--ros-args']
+    assert [s.label for s in specs] == ['tk', 'talker', 'talker-2']
+
+
+def test_cli_print_and_path_form(prefix):
+    path = prefix.write_launch('''\
+    launch:
+    - arg: {name: n, default: one}
+    - node: {pkg: fakepkg, exec: talker, name: "$(var n)", on_exit: shutdown}
+    ''', where=prefix.root)
+    res = run_launch('--print', path, 'n:=two')
+    assert res.returncode == 0, res.stderr
+    assert "# [two] fakepkg/talker, on_exit: shutdown" in res.stdout
+    assert str(prefix.root / 'lib/fakepkg/talker') + ' --ros-args -r __node:=two' in res.stdout
+    res = run_launch('fakepkg', 'nothere.launch.yaml')
+    assert res.returncode == 2 and "'nothere.launch.yaml' not found in package" in res.stderr
+    res = run_launch('nopkg', 'x.launch.yaml')
+    assert res.returncode == 2 and "'nopkg'" in res.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# running processes
+# --------------------------------------------------------------------------------------------
+
+def test_run_two_nodes(prefix):
+    prefix.write_launch(f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: tk,
+              args: "--read-stdin --pid-dir {prefix.pid_dir}",
+              param: [{{name: rate, value: 5}}], output: screen}}
+    - node: {{pkg: fakepkg, exec: listener, args: "--pid-dir {prefix.pid_dir}", output: log}}
+    ''')
+    res = run_launch('fakepkg', 'test.launch.yaml')
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = res.stdout.splitlines()
+    tk = [json.loads(line.split('argv: ', 1)[1])
+          for line in lines if line.startswith('[tk] argv: ')]
+    assert tk == [['--read-stdin', '--pid-dir', str(prefix.pid_dir), '--ros-args',
+                   '-r', '__node:=tk', '-p', 'rate:=5']]
+    assert "[tk] stdin: ''" in lines
+    assert '[tk] to stderr' in lines and '[listener] to stderr' in lines
+    assert any(line.startswith('[listener] argv: ') for line in lines)
+    assert all(line.startswith(('[tk] ', '[listener] ')) for line in lines)
+
+
+def test_failing_node_stops_launch(prefix, tmp_path):
+    marker = tmp_path / 'waiter-sigint'
+    prefix.write_launch(f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: waiter,
+              args: "--wait --marker {marker} --pid-dir {prefix.pid_dir}"}}
+    - node: {{pkg: fakepkg, exec: listener, name: crasher,
+              args: "--sleep 0.3 --exit 3 --pid-dir {prefix.pid_dir}"}}
+    ''')
+    start = time.monotonic()
+    res = run_launch('fakepkg', 'test.launch.yaml', '--sigint-timeout', '5')
+    assert time.monotonic() - start < 10
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "FAILED: 'crasher' exit code 3" in res.stderr
+    assert 'waiter' not in res.stderr.split('FAILED', 1)[1]  # waiter stopped cleanly
+    assert marker.read_text() == 'sigint'
+
+
+def test_on_exit_shutdown(prefix, tmp_path):
+    marker = tmp_path / 'waiter-sigint'
+    prefix.write_launch(f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: waiter,
+              args: "--wait --marker {marker} --pid-dir {prefix.pid_dir}"}}
+    - node: {{pkg: fakepkg, exec: listener, name: driver, on_exit: shutdown,
+              args: "--sleep 0.3 --pid-dir {prefix.pid_dir}"}}
+    ''')
+    start = time.monotonic()
+    res = run_launch('fakepkg', 'test.launch.yaml')
+    assert time.monotonic() - start < 10
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert marker.read_text() == 'sigint'
+    assert "on_exit: shutdown" in res.stderr and '[waiter] got SIGINT' in res.stdout
+
+
+def start_runner(prefix, text, *extra):
+    prefix.write_launch(text)
+    return subprocess.Popen(runner_cmd('fakepkg', 'test.launch.yaml', *extra),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.kill()
+    return proc.communicate(timeout=10)
+
+
+def test_sigint_is_forwarded(prefix, tmp_path):
+    m1, m2, r1, r2 = (tmp_path / n for n in ('m1', 'm2', 'r1', 'r2'))
+    proc = start_runner(prefix, f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: a,
+              args: "--wait --marker {m1} --ready {r1} --pid-dir {prefix.pid_dir}"}}
+    - node: {{pkg: fakepkg, exec: listener, name: b,
+              args: "--wait --marker {m2} --ready {r2} --pid-dir {prefix.pid_dir}"}}
+    ''')
+    try:
+        assert wait_for(r1) and wait_for(r2)
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=10)
+    finally:
+        out, err = stop(proc)
+    assert rc == 0, out + err
+    assert m1.read_text() == 'sigint' and m2.read_text() == 'sigint'
+    assert 'received SIGINT' in err
+
+
+def test_sigterm_to_runner_is_forwarded_as_sigint(prefix, tmp_path):
+    marker, ready = tmp_path / 'm', tmp_path / 'r'
+    proc = start_runner(prefix, f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker,
+              args: "--wait --marker {marker} --ready {ready} --pid-dir {prefix.pid_dir}"}}
+    ''')
+    try:
+        assert wait_for(ready)
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=10)
+    finally:
+        out, err = stop(proc)
+    assert rc == 0, out + err
+    assert marker.read_text() == 'sigint'
+
+
+def test_node_ignoring_sigint_gets_sigterm(prefix, tmp_path):
+    r1, r2, marker = tmp_path / 'r1', tmp_path / 'r2', tmp_path / 'm'
+    proc = start_runner(prefix, f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: stubborn,
+              args: "--wait --ignore-sigint --ready {r1} --pid-dir {prefix.pid_dir}"}}
+    - node: {{pkg: fakepkg, exec: listener, name: polite,
+              args: "--wait --marker {marker} --ready {r2} --pid-dir {prefix.pid_dir}"}}
+    ''', '--sigint-timeout', '1')
+    try:
+        assert wait_for(r1) and wait_for(r2)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=10)
+        elapsed = time.monotonic() - start
+    finally:
+        out, err = stop(proc)
+    assert rc == 1, out + err
+    assert 0.9 < elapsed < 4
+    assert "'stubborn' did not exit after SIGINT: sending SIGTERM" in err
+    assert "'stubborn' needed SIGTERM" in err
+    assert "FAILED: 'stubborn' exit code -15 (SIGTERM)" in err
+    assert 'polite' not in err.split('FAILED', 1)[1]
+    assert marker.read_text() == 'sigint'
+
+
+def test_node_dying_from_sigint_is_a_failure(prefix, tmp_path):
+    ready = tmp_path / 'r'
+    proc = start_runner(prefix, f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, name: fragile,
+              args: "--wait --default-sigint --ready {ready} --pid-dir {prefix.pid_dir}"}}
+    ''')
+    try:
+        assert wait_for(ready)
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=10)
+    finally:
+        out, err = stop(proc)
+    assert rc == 1, out + err
+    assert "FAILED: 'fragile' exit code -2 (SIGINT)" in err

@@ -10,7 +10,7 @@ export DATA_DIR TX40_DIR
 ENV := source scripts/env.sh &&
 KUKA := config/datasets/kuka_lwr4
 
-.PHONY: setup test demo demo-kuka demo-tx40 bench clean
+.PHONY: setup test demo demo-sim demo-kuka demo-tx40 bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -18,9 +18,15 @@ setup:
 test: setup
 	$(ENV) python -m pytest -q src/ident_core/test src/ident_launch/test tests
 
-demo: setup demo-kuka
+# The main job: the ROS 2 graph on the simulated 6-axis arm (excitation -> recording ->
+# identification -> validation), results in output/demo/.
+demo: setup demo-sim
 
-demo-kuka:
+demo-sim:
+	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
+	    ident_launch ident_bringup sim.launch.yaml demo:=true output_dir:=output/demo
+
+demo-kuka: setup
 	$(ENV) robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf --data $(KUKA)/measurements_1.yaml \
 	    --validate $(KUKA)/measurements_2.yaml $(KUKA)/measurements_3.yaml \
 	    --out output/kuka_lwr4/result.yaml

@@ -130,6 +130,37 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
                      'rosbag2 folder / .mcap / .db3 file)')
 
 
+def load_bag(path: str | Path, topic: str = '/joint_states',
+             default_joints: list[str] | None = None,
+             window: tuple[float, float] | None = None) -> tuple[Dataset, np.ndarray]:
+    """Load the ``sensor_msgs/JointState`` messages of ``topic`` from a rosbag2 folder or
+    ``.mcap``/``.db3`` file (header stamps as time, all joints of the messages).
+
+    Args:
+        window: optional (start, end) header-stamp time, s: keep only the messages inside
+            (e.g. ``readers.excitation_window``, the periodic part of an excitation).
+
+    Returns:
+        (dataset, (N,) absolute header stamps of its samples, s).
+
+    Raises:
+        InputError: as ``load_dataset``; no message inside ``window``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f'{path}: file not found')
+    stamps = readers.read_joint_states(path, topic).stamp
+    spec = {'file': path.name, 'topic': topic}
+    if window is not None:
+        rows = np.flatnonzero((stamps >= window[0]) & (stamps <= window[1]))
+        if not len(rows):
+            raise InputError(f'{path}: no {topic} message between the stamps {window[0]:.3f} '
+                             f'and {window[1]:.3f} s')
+        spec['rows'] = [int(rows[0]), int(rows[-1]) + 1]
+        stamps = stamps[rows[0]:rows[-1] + 1]
+    return _build(spec, str(path), path.parent, default_joints), stamps
+
+
 def _from_description(path: Path, default_joints) -> Dataset:
     if not path.is_file():
         raise InputError(f'{path}: file not found')

@@ -103,7 +103,8 @@ class FourierTrajectory:
 
     def save(self, path: str | Path) -> Path:
         """Write the YAML file atomically."""
-        return write_atomic(path, yaml.safe_dump(self.to_dict(), sort_keys=False, width=120))
+        return write_atomic(path, yaml.safe_dump(self.to_dict(), sort_keys=False, width=120,
+                                                  default_flow_style=None, allow_unicode=True))
 
 
 def load_trajectory(path: str | Path) -> FourierTrajectory:

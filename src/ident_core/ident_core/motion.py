@@ -46,7 +46,7 @@ class JointLimits:
             InputError: unknown joints, a missing/non-positive limit, bad override fields.
         """
         names = list(joint_names or robot.joint_names)
-        idx = robot.joint_order(names, 'joint limits')
+        idx = np.argsort(robot.joint_order(names, 'joint limits'))  # robot → names order
         acc = np.broadcast_to(np.asarray(acceleration, dtype=float), (robot.n,))[idx]
         lim = cls(names, robot.lower[idx].copy(), robot.upper[idx].copy(),
                   robot.velocity_limit[idx].copy(), acc.copy())

@@ -115,6 +115,32 @@ class JointStateLog:
     effort: np.ndarray | None
 
 
+def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
+    """Time span (start, end), s of header-stamp time, of the periodic excitation described by
+    the last ``ident_msgs/msg/ExcitationTrajectory`` message on ``topic`` in a rosbag2 (stamp =
+    start of the first period, end = stamp + periods × period); None if there is none.
+
+    Raises:
+        InputError: unreadable bag.
+    """
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    try:
+        with AnyReader([Path(path)], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
+            conns = [c for c in reader.connections if c.topic == topic]
+            window = None
+            for conn, _t, raw in reader.messages(connections=conns):
+                msg = reader.deserialize(raw, conn.msgtype)
+                start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+                window = (start, start + msg.periods * msg.period)
+            return window
+    except InputError:
+        raise
+    except Exception as exc:  # rosbags raises several unrelated types for unreadable bags
+        raise InputError(f'{path}: cannot read {topic} ({exc})') from None
+
+
 def read_joint_states(path: Path, topic: str) -> JointStateLog:
     """Read ``sensor_msgs/msg/JointState`` messages of ``topic`` from a rosbag2 folder or an
     ``.mcap``/``.db3`` file. Messages may list the joints in any order; they are reordered to the

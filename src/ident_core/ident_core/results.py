@@ -2,7 +2,7 @@
 
 Schema (``format: robot-ident/result/1``)::
 
-    robot: {urdf: /abs/path.urdf, urdf_sha256: ..., joints: [...]}
+    robot: {name, urdf: /abs/path.urdf, urdf_sha256: ..., joints: [...]}
     settings: {friction, rotor_inertia, estimator, cutoff_hz, filter_order,
                use_recorded_velocity, decimate, rank_tolerance, seed}
     transmission: {gear_matrix, joint_offset, torque_scale}
@@ -36,7 +36,8 @@ def result_dict(model: IdentifiedModel, validations: list[dict]) -> dict:
     """The RESULT.yaml content as plain Python types."""
     return {
         'format': FORMAT,
-        'robot': {'urdf': str(model.robot.urdf.resolve()), 'urdf_sha256': model.robot.urdf_sha256(),
+        'robot': {'name': model.robot.model.name, 'urdf': str(model.robot.urdf.resolve()),
+                  'urdf_sha256': model.robot.urdf_sha256(),
                   'joints': list(model.robot.joint_names)},
         'settings': model.settings.to_dict(),
         'transmission': model.transmission.to_dict(),

@@ -1,0 +1,1 @@
+"""excitation_node ROS 2 node package."""

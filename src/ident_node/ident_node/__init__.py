@@ -1,0 +1,1 @@
+"""ident_node ROS 2 node package."""

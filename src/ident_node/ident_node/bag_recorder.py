@@ -1,0 +1,413 @@
+"""Write one rosbag2 (MCAP) of an identification experiment from raw CDR messages.
+
+Pure Python (no rclpy), so the bookkeeping is unit-testable: the node hands over the exact bytes
+of a ``raw=True`` subscription and the receive time. Per bag it records
+
+* ``sensor_msgs/msg/JointState`` on the joint-states topic, and
+* ``ident_msgs/msg/ExcitationTrajectory`` on the excitation topic (type registered in the rosbags
+  typestore from the ``.msg`` installed by ``ident_msgs``),
+
+with the receive time as bag time stamp (what rosbag2 does), and counts samples that never reached
+the recorder (``dropped``, from gaps between consecutive JointState header stamps), messages that
+arrived late and stamps that went backwards. After closing, ``recording.yaml`` in the bag folder
+summarises the recording. An existing folder is never written into (the rosbags ``Writer`` refuses
+existing paths, and bag names carry a time stamp and a counter).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+import statistics
+import struct
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+
+from ident_core.errors import InputError
+from ident_core.results import write_atomic
+
+JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
+EXCITATION_TYPE = 'ident_msgs/msg/ExcitationTrajectory'
+SUMMARY_FILE = 'recording.yaml'
+SUMMARY_FORMAT = 'robot-ident/recording/1'
+# Intervals used to estimate the nominal period when it is given as 0.
+PERIOD_ESTIMATE_INTERVALS = 100
+MAX_EXPERIMENT_LENGTH = 100
+_EXPERIMENT_RE = re.compile(r'[A-Za-z0-9_-]+')
+# builtin_interfaces/Time at the start of the message, after the 4-byte encapsulation header.
+_STAMP_LE = struct.Struct('<iI')
+_STAMP_BE = struct.Struct('>iI')
+
+
+def validate_experiment(experiment: str) -> str:
+    """Return ``experiment`` if it is a valid bag name part, else raise.
+
+    Valid: 1 to 100 characters, ASCII letters, digits, ``-`` and ``_``.
+
+    Raises:
+        InputError (a ValueError): empty, too long or other characters (names them).
+    """
+    if not isinstance(experiment, str) or not experiment:
+        raise InputError('experiment name is empty (use letters, digits, "-" and "_")')
+    if len(experiment) > MAX_EXPERIMENT_LENGTH:
+        raise InputError(f'experiment name {experiment[:20]!r}... is {len(experiment)} '
+                         f'characters long (at most {MAX_EXPERIMENT_LENGTH})')
+    if not _EXPERIMENT_RE.fullmatch(experiment):
+        bad = sorted({c for c in experiment if not _EXPERIMENT_RE.fullmatch(c)})
+        raise InputError(f'experiment name {experiment!r} contains {"".join(bad)!r}: use only '
+                         'letters, digits, "-" and "_"')
+    return experiment
+
+
+def unique_bag_path(directory: str | Path, experiment: str, now: datetime | None = None) -> Path:
+    """A bag folder path that does not exist yet: ``<directory>/<experiment>_<YYYYmmdd-HHMMSS>``,
+    with ``_2``, ``_3``, ... appended while that name exists.
+
+    Args:
+        directory: where bags go (need not exist).
+        experiment: experiment name, see ``validate_experiment``.
+        now: the time for the name (local wall time by default).
+
+    Raises:
+        InputError (a ValueError): invalid experiment name.
+    """
+    validate_experiment(experiment)
+    now = datetime.now() if now is None else now
+    base = Path(directory) / f'{experiment}_{now:%Y%m%d-%H%M%S}'
+    path, k = base, 1
+    while path.exists() or path.is_symlink():
+        k += 1
+        path = base.with_name(f'{base.name}_{k}')
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def recording_typestore(excitation_msg: str | None = None):
+    """The rosbags typestore (ROS 2 Kilted) with ``ident_msgs/msg/ExcitationTrajectory`` added.
+
+    Args:
+        excitation_msg: path of ``ExcitationTrajectory.msg``; default: the one installed in
+            ``ament_index_python.get_package_share_directory('ident_msgs')/msg/``.
+
+    Raises:
+        InputError (a ValueError): ``ident_msgs`` not installed or the file unreadable.
+    """
+    from rosbags.typesys import Stores, get_typestore, get_types_from_msg
+
+    if excitation_msg is None:
+        from ament_index_python.packages import (PackageNotFoundError,
+                                                 get_package_share_directory)
+        try:
+            share = get_package_share_directory('ident_msgs')
+        except (PackageNotFoundError, LookupError, ValueError) as exc:
+            raise InputError(f'package ident_msgs not found in the ament index ({exc}); '
+                             'build it and source the workspace') from None
+        excitation_msg = str(Path(share) / 'msg' / 'ExcitationTrajectory.msg')
+    try:
+        text = Path(excitation_msg).read_text()
+    except OSError as exc:
+        raise InputError(f'{excitation_msg}: cannot read the message definition ({exc})') \
+            from None
+    typestore = get_typestore(Stores.ROS2_KILTED)
+    typestore.register(get_types_from_msg(text, EXCITATION_TYPE))
+    return typestore
+
+
+def _qos(durability: str, depth: int):
+    """A rosbags QoS record (reliable, keep-last) for the bag metadata."""
+    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness,
+                                    QosReliability, QosTime)
+    zero = QosTime(0, 0)
+    return Qos(QosHistory.KEEP_LAST, depth, QosReliability.RELIABLE,
+               QosDurability[durability], zero, zero, QosLiveliness.AUTOMATIC, zero, False)
+
+
+@dataclass
+class RecordingSummary:
+    """State of one recording, the content of ``recording.yaml`` and of ``RecordingInfo``.
+
+    Attributes:
+        path: bag folder (absolute). experiment: experiment name.
+        recording: True while the bag is open.
+        joint_state_messages, excitation_messages: messages written per topic.
+        dropped: JointState samples missing between consecutive header stamps.
+        late: JointState messages received more than ``late_threshold`` s after their stamp.
+        out_of_order: JointState messages whose stamp is not later than the latest one before.
+        nominal_period: JointState period used for ``dropped`` (s); 0 if not known yet.
+        nominal_period_source: ``parameter`` or ``median`` (estimated from the stamps).
+        late_threshold: s.
+        duration: last minus first JointState header stamp (s).
+        first_stamp, last_stamp: earliest and latest JointState header stamp (s since the epoch),
+            None without JointState messages.
+        joint_states_topic, excitation_topic: topic names.
+        start_wall_time, stop_wall_time: local wall time (ISO 8601) of open and close; stop is
+            None while recording.
+    """
+
+    path: str
+    experiment: str
+    recording: bool
+    joint_state_messages: int
+    excitation_messages: int
+    dropped: int
+    late: int
+    out_of_order: int
+    nominal_period: float
+    nominal_period_source: str
+    late_threshold: float
+    duration: float
+    first_stamp: float | None
+    last_stamp: float | None
+    joint_states_topic: str
+    excitation_topic: str
+    start_wall_time: str | None
+    stop_wall_time: str | None
+
+    def to_dict(self) -> dict:
+        """Plain Python types, with a ``format`` key first (the ``recording.yaml`` layout)."""
+        return {'format': SUMMARY_FORMAT, **asdict(self)}
+
+
+class BagRecorder:
+    """One rosbag2 (MCAP) of JointState and ExcitationTrajectory messages given as CDR bytes.
+
+    Life cycle: ``BagRecorder(path, ...)`` → ``open()`` → ``write_*`` ... → ``close()``.
+    Not thread-safe (the node calls it from one executor thread).
+
+    Args:
+        path: bag folder to create; must not exist (see ``unique_bag_path``).
+        experiment: experiment name, see ``validate_experiment``.
+        joint_states_topic, excitation_topic: topic names stored in the bag.
+        nominal_period: JointState period (s) for counting drops; 0: the median of the first
+            100 stamp intervals (all of them if fewer).
+        late_threshold: a JointState message is late when received more than this (s) after its
+            header stamp.
+        typestore: rosbags typestore knowing both types (default ``recording_typestore()``).
+
+    Raises:
+        InputError (a ValueError): invalid experiment name, negative period, non-positive
+            threshold.
+    """
+
+    def __init__(self, path: str | Path, experiment: str, *,
+                 joint_states_topic: str = '/joint_states',
+                 excitation_topic: str = '/excitation_node/trajectory',
+                 nominal_period: float = 0.001, late_threshold: float = 0.05,
+                 typestore=None):
+        validate_experiment(experiment)
+        if not math.isfinite(nominal_period) or nominal_period < 0:
+            raise InputError(f'nominal_period must be >= 0 s (0: estimate), got {nominal_period}')
+        if not math.isfinite(late_threshold) or late_threshold <= 0:
+            raise InputError(f'late_threshold must be > 0 s, got {late_threshold}')
+        self.path = Path(path).absolute()
+        self.experiment = experiment
+        self.joint_states_topic = joint_states_topic
+        self.excitation_topic = excitation_topic
+        self.late_threshold = float(late_threshold)
+        self._typestore = typestore
+        self._period_ns = int(round(nominal_period * 1e9))
+        self._period_source = 'parameter' if self._period_ns else 'median'
+        self._late_ns = int(round(late_threshold * 1e9))
+        self._intervals: list[int] = []   # first intervals (ns) while the period is estimated
+        self._writer = None
+        self._js_conn = self._ex_conn = None
+        self._closed = False
+        self._summary: RecordingSummary | None = None
+        self._start_wall: str | None = None
+        self._stop_wall: str | None = None
+        self.joint_state_messages = 0
+        self.excitation_messages = 0
+        self.dropped = 0
+        self.late = 0
+        self.out_of_order = 0
+        self._first_ns: int | None = None   # smallest JointState stamp
+        self._last_ns: int | None = None    # largest JointState stamp
+        self._log_ns = 0                    # latest bag time stamp written
+
+    @property
+    def is_open(self) -> bool:
+        """True between ``open()`` and ``close()``."""
+        return self._writer is not None
+
+    def open(self) -> 'BagRecorder':
+        """Create the bag folder and its MCAP file; returns self.
+
+        Raises:
+            RuntimeError: already opened or closed.
+            FileExistsError: the folder exists (never overwritten).
+            InputError: ``ident_msgs`` definition not found (default typestore).
+            OSError: the folder cannot be created.
+        """
+        from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
+
+        if self._writer is not None or self._closed:
+            raise RuntimeError(f'{self.path}: bag already opened')
+        typestore = self._typestore or recording_typestore()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
+            writer.open()
+        except WriterError as exc:
+            if self.path.exists():
+                raise FileExistsError(f'{self.path}: exists already, not overwriting') from None
+            raise OSError(f'{self.path}: cannot create the bag ({exc})') from None
+        try:
+            self._js_conn = writer.add_connection(
+                self.joint_states_topic, JOINT_STATE_TYPE, typestore=typestore,
+                offered_qos_profiles=[_qos('VOLATILE', 1000)])
+            self._ex_conn = writer.add_connection(
+                self.excitation_topic, EXCITATION_TYPE, typestore=typestore,
+                offered_qos_profiles=[_qos('TRANSIENT_LOCAL', 1)])
+        except BaseException:
+            writer.close()
+            raise
+        self._writer = writer
+        self._start_wall = _wall_time()
+        return self
+
+    def write_joint_state(self, raw: bytes, receive_ns: int) -> None:
+        """Write one serialized ``sensor_msgs/msg/JointState`` and update the counters.
+
+        Args:
+            raw: CDR bytes with their 4-byte encapsulation header (a ``raw=True`` subscription).
+            receive_ns: receive time, ns since the epoch; the message's bag time stamp, raised
+                to the previous message's if it is earlier (a wall-clock step back), so that the
+                bag, which readers return ordered by time stamp, keeps the order of arrival.
+
+        Raises:
+            RuntimeError: bag not open. InputError: fewer than 12 bytes.
+        """
+        writer = self._writer
+        if writer is None:
+            raise RuntimeError(f'{self.path}: bag is not open')
+        try:
+            sec, nanosec = (_STAMP_LE if raw[1] & 1 else _STAMP_BE).unpack_from(raw, 4)
+        except (struct.error, IndexError):
+            raise InputError(f'{self.joint_states_topic}: message of {len(raw)} bytes is too '
+                             'short for a JointState') from None
+        if receive_ns < self._log_ns:
+            receive_ns = self._log_ns
+        self._log_ns = receive_ns
+        writer.write(self._js_conn, receive_ns, raw)
+        self.joint_state_messages += 1
+        stamp = sec * 1_000_000_000 + nanosec
+        if receive_ns - stamp > self._late_ns:
+            self.late += 1
+        last = self._last_ns
+        if last is None:
+            self._first_ns = self._last_ns = stamp
+            return
+        delta = stamp - last
+        if delta <= 0:
+            self.out_of_order += 1
+            if stamp < self._first_ns:
+                self._first_ns = stamp
+            return
+        self._last_ns = stamp
+        if self._period_ns:
+            if delta >= self._period_ns + (self._period_ns >> 1):
+                self.dropped += _missing(delta, self._period_ns)
+        else:
+            self._intervals.append(delta)
+            if len(self._intervals) >= PERIOD_ESTIMATE_INTERVALS:
+                self._settle_period()
+
+    def write_excitation(self, raw: bytes, receive_ns: int) -> None:
+        """Write one serialized ``ident_msgs/msg/ExcitationTrajectory``.
+
+        Args:
+            raw: CDR bytes with encapsulation header.
+            receive_ns: bag time stamp, ns since the epoch (never below the previous one, see
+                ``write_joint_state``).
+
+        Raises:
+            RuntimeError: bag not open.
+        """
+        if self._writer is None:
+            raise RuntimeError(f'{self.path}: bag is not open')
+        receive_ns = self._log_ns = max(receive_ns, self._log_ns)
+        self._writer.write(self._ex_conn, receive_ns, raw)
+        self.excitation_messages += 1
+
+    def summary(self) -> RecordingSummary:
+        """The current state (``recording`` True while open); final after ``close()``."""
+        if self._summary is not None:
+            return self._summary
+        if self._period_ns:
+            period = self._period_ns * 1e-9
+        else:
+            period = statistics.median(self._intervals) * 1e-9 if self._intervals else 0.0
+        first, last = self._first_ns, self._last_ns
+        return RecordingSummary(
+            path=str(self.path), experiment=self.experiment, recording=self.is_open,
+            joint_state_messages=self.joint_state_messages,
+            excitation_messages=self.excitation_messages, dropped=self.dropped, late=self.late,
+            out_of_order=self.out_of_order, nominal_period=period,
+            nominal_period_source=self._period_source, late_threshold=self.late_threshold,
+            duration=0.0 if first is None else (last - first) * 1e-9,
+            first_stamp=None if first is None else first * 1e-9,
+            last_stamp=None if last is None else last * 1e-9,
+            joint_states_topic=self.joint_states_topic, excitation_topic=self.excitation_topic,
+            start_wall_time=self._start_wall, stop_wall_time=self._stop_wall)
+
+    def close(self) -> RecordingSummary:
+        """Finish the bag (MCAP index, ``metadata.yaml``), write ``recording.yaml`` atomically
+        into the bag folder and return the final summary. Idempotent: later calls return the
+        same summary. Closing a recorder that was never opened writes nothing.
+
+        Raises:
+            OSError: the bag or the summary cannot be written (the recorder counts as closed).
+        """
+        if self._closed:
+            return self.summary()
+        self._closed = True
+        writer, self._writer = self._writer, None
+        if not self._period_ns and self._intervals:
+            self._settle_period()
+        self._stop_wall = _wall_time()
+        if writer is not None:
+            writer.close()
+        summary = self.summary()
+        if writer is not None:
+            write_atomic(self.path / SUMMARY_FILE,
+                         yaml.safe_dump(summary.to_dict(), sort_keys=False))
+        self._summary = summary
+        return summary
+
+    def _settle_period(self) -> None:
+        """Fix the period to the median of the buffered intervals and count their drops."""
+        self._period_ns = max(1, int(round(statistics.median(self._intervals))))
+        self.dropped += sum(_missing(d, self._period_ns) for d in self._intervals)
+        self._intervals = []
+
+
+def start_recording(directory: str | Path, experiment: str, now: datetime | None = None,
+                    **options) -> BagRecorder:
+    """Open a new bag ``unique_bag_path(directory, experiment, now)``; if another process
+    creates that folder first, take the next free name (a few tries).
+
+    Args:
+        options: keyword arguments of ``BagRecorder``.
+
+    Raises:
+        InputError (a ValueError): invalid name or options. OSError: folder not creatable.
+    """
+    for _ in range(10):
+        recorder = BagRecorder(unique_bag_path(directory, experiment, now), experiment, **options)
+        try:
+            return recorder.open()
+        except FileExistsError:
+            continue
+    raise FileExistsError(f'{directory}: no free bag name for {experiment!r}')
+
+
+def _missing(delta_ns: int, period_ns: int) -> int:
+    """Samples missing in a stamp interval: round(delta/period) - 1, at least 0."""
+    return max(0, (2 * delta_ns + period_ns) // (2 * period_ns) - 1)
+
+
+def _wall_time() -> str:
+    return datetime.now().astimezone().isoformat(timespec='milliseconds')

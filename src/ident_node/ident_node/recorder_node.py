@@ -1,0 +1,280 @@
+"""ROS 2 recorder node: joint_states and the excitation description to rosbag2 (MCAP).
+
+A thin adapter over ``bag_recorder.BagRecorder``: subscriptions deliver raw CDR bytes, which go to
+the open bag unchanged. Interface (node name ``recorder``):
+
+* subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``runtime.JOINT_STATES_QOS``) and
+  ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched); the latest excitation message is
+  cached and written at the start of every recording, new ones while recording;
+* services ``~/start`` (ident_msgs/StartRecording) and ``~/stop`` (ident_msgs/StopRecording);
+* publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100) when a bag opens and
+  when it is closed;
+* on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0.
+
+Parameters: ``output_dir`` (created if missing), ``joint_states_topic``, ``excitation_topic``,
+``nominal_period`` (s, 0: estimated), ``late_threshold`` (s), ``autostart`` and
+``autostart_experiment``; see config/recorder.yaml.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from rclpy.qos import QoSProfile
+from rclpy.time import Time
+
+from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
+from ident_msgs.srv import StartRecording, StopRecording
+from sensor_msgs.msg import JointState
+
+from . import runtime
+from .bag_recorder import BagRecorder, RecordingSummary, recording_typestore, start_recording
+
+DEFAULT_EXPERIMENT = 'experiment'
+# At most this many pending joint_states are taken when a bag is closed (a 1 kHz publisher
+# could otherwise keep the stop request waiting).
+DRAIN_LIMIT = 10000
+# Every open/close report is kept for late subscribers (latched), not only the last one.
+RECORDINGS_QOS = QoSProfile(history=runtime.LATCHED_QOS.history, depth=100,
+                            reliability=runtime.LATCHED_QOS.reliability,
+                            durability=runtime.LATCHED_QOS.durability)
+
+
+class RecorderNode(runtime.GracefulNode):
+    """Records joint_states (and the excitation description) into one bag per experiment.
+
+    Raises (construction):
+        ValueError: invalid parameter values, an ``output_dir`` that cannot be created, or an
+            invalid ``autostart_experiment`` (``runtime.run`` prints it and exits with 2).
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__('recorder', **kwargs)
+        p = runtime.parameter
+        self.output_dir = Path(p(self, 'output_dir', 'recordings')).expanduser().absolute()
+        self.joint_states_topic = p(self, 'joint_states_topic', '/joint_states')
+        self.excitation_topic = p(self, 'excitation_topic', '/excitation_node/trajectory')
+        self.nominal_period = float(p(self, 'nominal_period', 0.001))
+        self.late_threshold = float(p(self, 'late_threshold', 0.05))
+        autostart = bool(p(self, 'autostart', False))
+        autostart_experiment = p(self, 'autostart_experiment', DEFAULT_EXPERIMENT)
+        if not self.nominal_period >= 0:
+            raise ValueError(f'parameter nominal_period must be >= 0 s (0: estimate), '
+                             f'got {self.nominal_period}')
+        if not self.late_threshold > 0:
+            raise ValueError(f'parameter late_threshold must be > 0 s, got {self.late_threshold}')
+        try:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f'parameter output_dir: cannot create {self.output_dir} ({exc})') \
+                from None
+
+        # Load the message definitions (slow imports) before the subscriptions exist: fail early,
+        # and no backlog of joint_states piles up while the node cannot spin yet.
+        recording_typestore()
+        self._bag: BagRecorder | None = None
+        self._excitation: tuple[bytes, int] | None = None   # latest (raw, receive_ns)
+        self._sim_time = self.get_parameter('use_sim_time').value
+        self._info_pub = self.create_publisher(RecordingInfo, '~/recordings', RECORDINGS_QOS)
+        self._js_sub = self.create_subscription(
+            JointState, self.joint_states_topic, self._on_joint_state, runtime.JOINT_STATES_QOS,
+            raw=True)
+        self._ex_sub = self.create_subscription(
+            ExcitationTrajectory, self.excitation_topic, self._on_excitation,
+            runtime.LATCHED_QOS, raw=True)
+        self.create_service(StartRecording, '~/start', self._on_start)
+        self.create_service(StopRecording, '~/stop', self._on_stop)
+        self.get_logger().info(f'ready: {self.joint_states_topic} and {self.excitation_topic} '
+                               f'-> {self.output_dir}')
+        if autostart:
+            try:
+                self.start(autostart_experiment)
+            except OSError as exc:
+                raise ValueError(f'autostart: {exc}') from None
+
+    # --- recording ------------------------------------------------------------------------
+
+    @property
+    def recording(self) -> bool:
+        """True while a bag is open."""
+        return self._bag is not None
+
+    def start(self, experiment: str) -> BagRecorder:
+        """Open a new bag for ``experiment`` (empty: ``experiment``), write the cached excitation
+        description, publish and log the start.
+
+        Raises:
+            RuntimeError: a bag is already open.
+            ValueError: invalid experiment name. OSError: the bag cannot be created.
+        """
+        if self._bag is not None:
+            raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
+        bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
+                              joint_states_topic=self.joint_states_topic,
+                              excitation_topic=self.excitation_topic,
+                              nominal_period=self.nominal_period,
+                              late_threshold=self.late_threshold)
+        self._bag = bag
+        if self._excitation is not None:
+            # Stamped with the start time, so the bag does not begin before the recording.
+            bag.write_excitation(self._excitation[0], self._now_ns())
+        summary = bag.summary()
+        self._publish(summary)
+        self.get_logger().info(f'recording {summary.experiment} to {summary.path}'
+                               f'{" (with excitation description)" if self._excitation else ""}')
+        return bag
+
+    def stop(self) -> RecordingSummary:
+        """Close the open bag, publish and log its final counts; returns the summary.
+
+        Raises:
+            RuntimeError: no bag is open. OSError: the bag could not be finished (it counts as
+                closed; the error is logged).
+        """
+        if self._bag is None:
+            raise RuntimeError('not recording')
+        self._drain(self._bag)
+        bag, self._bag = self._bag, None
+        try:
+            summary = bag.close()
+        except Exception as exc:
+            self.get_logger().error(f'{bag.path}: could not finish the bag: {exc}')
+            self._publish(bag.summary(), recording=False)
+            raise
+        self._publish(summary)
+        self.get_logger().info(
+            f'stopped {summary.experiment}: {summary.joint_state_messages} joint_states, '
+            f'{summary.excitation_messages} excitation, {summary.dropped} dropped, '
+            f'{summary.late} late, {summary.out_of_order} out of order, '
+            f'{summary.duration:.3f} s -> {summary.path}')
+        return summary
+
+    # --- callbacks (cheap: 1 kHz) ---------------------------------------------------------
+
+    def _on_joint_state(self, raw: bytes) -> None:
+        bag = self._bag
+        if bag is None:
+            return
+        try:
+            bag.write_joint_state(raw, self._now_ns())
+        except Exception as exc:            # e.g. disk full: finish what can be finished
+            self._fail(exc)
+
+    def _on_excitation(self, raw: bytes) -> None:
+        receive_ns = self._now_ns()
+        self._excitation = (raw, receive_ns)
+        bag = self._bag
+        if bag is not None:
+            try:
+                bag.write_excitation(raw, receive_ns)
+            except Exception as exc:
+                self._fail(exc)
+
+    def _drain(self, bag: BagRecorder) -> None:
+        """Write the messages that reached the subscriptions but were not taken yet.
+
+        The executor takes one message per subscription and wait, then serves the services, so
+        a stop request could overtake a backlog of joint_states. This takes them the way the
+        executor does (``Subscription.handle.take_message``, rclpy 9); a failure here is logged
+        and the bag is closed with what it has.
+        """
+        try:
+            for _ in range(DRAIN_LIMIT):
+                with self._js_sub.handle:
+                    taken = self._js_sub.handle.take_message(JointState, True)
+                if taken is None:
+                    break
+                bag.write_joint_state(taken[0], self._now_ns())
+            with self._ex_sub.handle:
+                taken = self._ex_sub.handle.take_message(ExcitationTrajectory, True)
+            if taken is not None:
+                self._excitation = (taken[0], self._now_ns())
+                bag.write_excitation(*self._excitation)
+        except Exception as exc:   # rclpy internals changed, handle destroyed, disk full
+            self.get_logger().warning(f'could not take pending messages before closing: {exc}')
+
+    def _fail(self, exc: Exception) -> None:
+        self.get_logger().error(f'writing to {self._bag.path} failed: {exc}; closing the bag')
+        try:
+            self.stop()
+        except Exception:   # already logged by stop()
+            pass
+
+    def _on_start(self, request, response):
+        try:
+            bag = self.start(request.experiment)
+        except (RuntimeError, ValueError, OSError) as exc:
+            response.success, response.message = False, str(exc)
+            self.get_logger().warning(f'start refused: {exc}')
+            return response
+        response.success, response.message, response.path = True, '', str(bag.path)
+        return response
+
+    def _on_stop(self, _request, response):
+        if self._bag is None:
+            response.success, response.message = False, 'not recording'
+            return response
+        path = self._bag.path
+        try:
+            summary = self.stop()
+        except Exception as exc:
+            response.success, response.message = False, f'{path}: {exc}'
+            return response
+        response.success, response.message = True, ''
+        response.info = self._info_msg(summary)
+        return response
+
+    # --- life cycle -----------------------------------------------------------------------
+
+    def request_shutdown(self) -> None:
+        """SIGINT/SIGTERM: finish the open bag, then let the process end."""
+        if self._bag is not None:
+            try:
+                self.stop()
+            except Exception:
+                self.exit_code = 1
+        self.finished = True
+
+    def close(self) -> None:
+        """Finish a bag that is still open (e.g. after an exception in the executor)."""
+        if self._bag is not None:
+            try:
+                self.stop()
+            except Exception:   # logged by stop(); nothing more can be done here
+                self.exit_code = self.exit_code or 1
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _now_ns(self) -> int:
+        """Receive time (ns) as rosbag2 takes it: the node clock when the callback runs (system
+        time unless ``use_sim_time``). Not the middleware's reception stamp: that is taken
+        when a sample reaches the reader, and a retransmitted one arrives after its successors
+        although it is delivered before them, so the bag (ordered by time) would reorder them.
+        """
+        return self.get_clock().now().nanoseconds if self._sim_time else time.time_ns()
+
+    def _info_msg(self, s: RecordingSummary) -> RecordingInfo:
+        msg = RecordingInfo()
+        msg.header.stamp = Time(nanoseconds=self._now_ns()).to_msg()
+        msg.path = s.path
+        msg.experiment = s.experiment
+        msg.recording = s.recording
+        msg.joint_state_messages = s.joint_state_messages
+        msg.excitation_messages = s.excitation_messages
+        msg.dropped = s.dropped
+        msg.late = s.late
+        msg.nominal_period = float(s.nominal_period)
+        msg.duration = float(s.duration)
+        return msg
+
+    def _publish(self, summary: RecordingSummary, recording: bool | None = None) -> None:
+        msg = self._info_msg(summary)
+        if recording is not None:
+            msg.recording = recording
+        self._info_pub.publish(msg)
+
+
+def main(args=None) -> None:
+    """Console script ``recorder_node``."""
+    sys.exit(runtime.run(RecorderNode, args=args))

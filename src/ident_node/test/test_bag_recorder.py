@@ -1,0 +1,302 @@
+"""BagRecorder without DDS: CDR bytes in, a rosbag2 (MCAP) that rosbags and ident_core read."""
+from __future__ import annotations
+
+import sys
+import warnings
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+# Test the source tree (edits need no rebuild), like ident_core's tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ident_core.datasets import DataWarning, load_dataset  # noqa: E402
+from ident_core.readers import read_joint_states  # noqa: E402
+from ident_node.bag_recorder import (SUMMARY_FILE, BagRecorder,  # noqa: E402
+                                     recording_typestore, start_recording, unique_bag_path,
+                                     validate_experiment)
+
+JOINTS = [f'joint_{i}' for i in range(1, 7)]
+T0 = 1_700_000_000 * 10**9          # ns, first header stamp
+PERIOD = 1_000_000                  # ns
+EXCITATION_TOPIC = '/excitation_node/trajectory'
+
+
+@pytest.fixture(scope='module')
+def typestore():
+    return recording_typestore()
+
+
+def joint_state(typestore, stamp_ns: int, k: int) -> tuple[bytes, np.ndarray]:
+    """CDR bytes of a JointState with stamp ``stamp_ns``; values depend on ``k``."""
+    T = typestore.types
+    values = np.array([k + 0.001 * j for j in range(18)], dtype=float).reshape(3, 6)
+    msg = T['sensor_msgs/msg/JointState'](
+        header=T['std_msgs/msg/Header'](
+            stamp=T['builtin_interfaces/msg/Time'](sec=stamp_ns // 10**9,
+                                                   nanosec=stamp_ns % 10**9),
+            frame_id='base'),
+        name=list(JOINTS), position=values[0], velocity=values[1], effort=values[2])
+    return bytes(typestore.serialize_cdr(msg, 'sensor_msgs/msg/JointState')), values
+
+
+def excitation(typestore) -> bytes:
+    T = typestore.types
+    msg = T['ident_msgs/msg/ExcitationTrajectory'](
+        header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](sec=5, nanosec=7),
+                                        frame_id=''),
+        name='fourier_a', joint_names=list(JOINTS), wf=0.1 * np.pi, harmonics=2,
+        q0=np.zeros(6), a=np.arange(12, dtype=float), b=-np.arange(12, dtype=float),
+        period=20.0, periods=3)
+    return bytes(typestore.serialize_cdr(msg, 'ident_msgs/msg/ExcitationTrajectory'))
+
+
+N_WRITTEN = 500
+GAP_AT = 200          # samples GAP_AT .. GAP_AT+2 are never written
+GAP = 3
+# The last message is received 80 ms after its stamp (late). Receive times stay increasing, as
+# with in-order delivery: a bag is ordered by receive time.
+
+
+def record(path: Path, typestore, nominal_period=0.001):
+    """Write the standard test recording; returns (recorder, summary, expected stamps, values)."""
+    rec = BagRecorder(path, 'run-1', excitation_topic=EXCITATION_TOPIC,
+                      nominal_period=nominal_period, late_threshold=0.05).open()
+    rec.write_excitation(excitation(typestore), T0 - 5_000_000)
+    stamps, values = [], []
+    k = 0
+    while len(stamps) < N_WRITTEN:
+        if GAP_AT <= k < GAP_AT + GAP:
+            k += 1
+            continue
+        stamp = T0 + k * PERIOD
+        raw, v = joint_state(typestore, stamp, k)
+        delay = 80_000_000 if len(stamps) == N_WRITTEN - 1 else 300_000
+        rec.write_joint_state(raw, stamp + delay)
+        stamps.append(stamp)
+        values.append(v)
+        k += 1
+    summary = rec.close()
+    return rec, summary, np.array(stamps), np.array(values)
+
+
+def test_counts_round_trip_and_summary(tmp_path, typestore):
+    path = tmp_path / 'bags' / 'run-1_x'
+    rec, summary, stamps, values = record(path, typestore)
+
+    assert summary.joint_state_messages == N_WRITTEN
+    assert summary.excitation_messages == 1
+    assert summary.dropped == GAP
+    assert summary.late == 1
+    assert summary.out_of_order == 0
+    assert summary.recording is False
+    assert summary.nominal_period == pytest.approx(0.001)
+    assert summary.duration == pytest.approx((stamps[-1] - stamps[0]) * 1e-9)
+    meta = yaml.safe_load((path / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert meta['storage_identifier'] == 'mcap' and meta['version'] == 9
+    assert meta['message_count'] == N_WRITTEN + 1
+
+    # rosbags: exact bytes, bag time = receive time, both topics
+    from rosbags.rosbag2 import Reader
+    with Reader(path) as reader:
+        topics = {c.topic: c for c in reader.connections}
+        assert set(topics) == {'/joint_states', EXCITATION_TOPIC}
+        assert topics['/joint_states'].msgcount == N_WRITTEN
+        assert topics[EXCITATION_TOPIC].msgtype == 'ident_msgs/msg/ExcitationTrajectory'
+        js = [(t, typestore.deserialize_cdr(raw, c.msgtype)) for c, t, raw in reader.messages()
+              if c.topic == '/joint_states']
+        ex = [typestore.deserialize_cdr(raw, c.msgtype) for c, t, raw in reader.messages()
+              if c.topic == EXCITATION_TOPIC]
+    assert len(js) == N_WRITTEN
+    got = np.array([m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for _, m in js])
+    np.testing.assert_array_equal(got, stamps)
+    receive = np.array([t for t, _ in js])
+    np.testing.assert_array_equal(receive - stamps,
+                                  np.where(stamps == stamps[-1], 80_000_000, 300_000))
+    assert js[7][1].header.frame_id == 'base' and list(js[7][1].name) == JOINTS
+    assert ex[0].name == 'fourier_a' and ex[0].harmonics == 2 and ex[0].periods == 3
+    np.testing.assert_array_equal(ex[0].a, np.arange(12.0))
+
+    # ident_core readers
+    log = read_joint_states(path, '/joint_states')
+    assert log.names == JOINTS
+    np.testing.assert_allclose(log.stamp, stamps * 1e-9, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(log.position, values[:, 0])
+    np.testing.assert_array_equal(log.velocity, values[:, 1])
+    np.testing.assert_array_equal(log.effort, values[:, 2])
+    with warnings.catch_warnings():   # the 3-sample gap makes the intervals jitter
+        warnings.simplefilter('ignore', DataWarning)
+        ds = load_dataset(path)
+    assert ds.samples == N_WRITTEN and ds.joint_names == JOINTS
+    np.testing.assert_array_equal(ds.effort, values[:, 2])
+
+    # recording.yaml
+    doc = yaml.safe_load((path / SUMMARY_FILE).read_text())
+    assert doc['format'] == 'robot-ident/recording/1'
+    assert doc['experiment'] == 'run-1'
+    assert doc['path'] == str(path)
+    assert doc['joint_state_messages'] == N_WRITTEN and doc['excitation_messages'] == 1
+    assert doc['dropped'] == GAP and doc['late'] == 1 and doc['out_of_order'] == 0
+    assert doc['nominal_period'] == pytest.approx(0.001)
+    assert doc['nominal_period_source'] == 'parameter'
+    assert doc['duration'] == pytest.approx(summary.duration)
+    assert doc['recording'] is False
+    for key in ('start_wall_time', 'stop_wall_time'):
+        datetime.fromisoformat(doc[key])
+    assert doc['start_wall_time'] <= doc['stop_wall_time']
+    assert not [p for p in path.iterdir() if p.name.startswith('.')]   # no temporary left
+
+    # idempotent close
+    assert rec.close() == summary
+    assert rec.close() == summary
+    assert yaml.safe_load((path / SUMMARY_FILE).read_text()) == doc
+
+
+def test_estimated_period(tmp_path, typestore):
+    _, summary, _, _ = record(tmp_path / 'est', typestore, nominal_period=0.0)
+    assert summary.nominal_period == pytest.approx(0.001)
+    assert summary.nominal_period_source == 'median'
+    assert summary.dropped == GAP
+
+
+def test_short_recording_estimates_from_all_intervals(tmp_path, typestore):
+    rec = BagRecorder(tmp_path / 'short', 'short', nominal_period=0.0).open()
+    for k in (0, 2, 4, 6, 12):      # period 2 ms, one gap of 2 missing samples
+        rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], T0 + k * PERIOD)
+    summary = rec.close()
+    assert summary.nominal_period == pytest.approx(0.002)
+    assert summary.dropped == 2
+
+
+def test_out_of_order_and_jitter(tmp_path, typestore):
+    rec = BagRecorder(tmp_path / 'ooo', 'ooo').open()
+    # jitter below half a period is no drop; a repeated and a backwards stamp are out of order
+    for stamp in (0, 1_400_000, 2_000_000, 2_000_000, 1_500_000, 3_000_000, 5_600_000):
+        rec.write_joint_state(joint_state(typestore, T0 + stamp, 0)[0], T0 + stamp)
+    summary = rec.close()
+    assert summary.joint_state_messages == 7
+    assert summary.out_of_order == 2
+    assert summary.dropped == 2          # 3.0 ms -> 5.6 ms: round(2.6) - 1
+    assert summary.late == 0
+
+
+def test_unique_bag_path_never_returns_an_existing_path(tmp_path):
+    now = datetime(2026, 11, 5, 14, 3, 9)
+    first = unique_bag_path(tmp_path, 'exp_A-1', now)
+    assert first == tmp_path / 'exp_A-1_20261105-140309'
+    assert not first.exists()
+    taken = [first]
+    first.mkdir()
+    for _ in range(4):
+        path = unique_bag_path(tmp_path, 'exp_A-1', now)
+        assert not path.exists() and path not in taken
+        taken.append(path)
+        path.mkdir()
+    assert [p.name for p in taken[1:]] == [f'exp_A-1_20261105-140309_{k}' for k in (2, 3, 4, 5)]
+    (tmp_path / 'exp_A-1_20261105-140309_6').write_text('a file counts too')
+    assert unique_bag_path(tmp_path, 'exp_A-1', now).name == 'exp_A-1_20261105-140309_7'
+    # start_recording uses it and never writes into an existing folder
+    rec = start_recording(tmp_path, 'exp_A-1', now)
+    assert rec.path.name == 'exp_A-1_20261105-140309_7'
+    rec.close()
+    assert (rec.path / 'metadata.yaml').is_file()
+
+
+def test_existing_folder_is_never_overwritten(tmp_path):
+    path = tmp_path / 'old'
+    path.mkdir()
+    (path / 'keep.txt').write_text('data')
+    with pytest.raises(FileExistsError, match='not overwriting'):
+        BagRecorder(path, 'old').open()
+    assert [p.name for p in path.iterdir()] == ['keep.txt']
+
+
+@pytest.mark.parametrize('name', ['', 'a b', 'run/1', '../x', 'é', 'run.1', 'x' * 101, 'a;rm'])
+def test_bad_experiment_names(tmp_path, name):
+    with pytest.raises(ValueError, match='experiment name'):
+        unique_bag_path(tmp_path, name)
+    with pytest.raises(ValueError, match='experiment name'):
+        BagRecorder(tmp_path / 'x', name)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_good_experiment_names():
+    for name in ('a', 'Run_2-b', 'x' * 100, '0'):
+        assert validate_experiment(name) == name
+
+
+def test_bad_options(tmp_path):
+    with pytest.raises(ValueError, match='nominal_period'):
+        BagRecorder(tmp_path / 'a', 'a', nominal_period=-0.001)
+    with pytest.raises(ValueError, match='late_threshold'):
+        BagRecorder(tmp_path / 'a', 'a', late_threshold=0)
+
+
+def test_life_cycle_errors(tmp_path, typestore):
+    rec = BagRecorder(tmp_path / 'lc', 'lc')
+    raw, _ = joint_state(typestore, T0, 0)
+    with pytest.raises(RuntimeError, match='not open'):
+        rec.write_joint_state(raw, T0)
+    rec.open()
+    assert rec.is_open and rec.summary().recording
+    with pytest.raises(RuntimeError, match='already opened'):
+        rec.open()
+    with pytest.raises(ValueError, match='too short'):
+        rec.write_joint_state(raw[:8], T0)
+    rec.write_joint_state(raw, T0)
+    summary = rec.close()
+    assert summary.joint_state_messages == 1 and summary.duration == 0
+    with pytest.raises(RuntimeError, match='not open'):
+        rec.write_excitation(b'\x00\x01\x00\x00', T0)
+    with pytest.raises(RuntimeError):
+        rec.open()
+
+
+def test_close_without_open_writes_nothing(tmp_path):
+    rec = BagRecorder(tmp_path / 'never', 'never')
+    summary = rec.close()
+    assert summary.joint_state_messages == 0
+    assert not (tmp_path / 'never').exists()
+
+
+def test_empty_bag_is_complete(tmp_path):
+    from rosbags.rosbag2 import Reader
+    rec = BagRecorder(tmp_path / 'empty', 'empty').open()
+    rec.close()
+    with Reader(tmp_path / 'empty') as reader:
+        assert reader.message_count == 0
+        assert {c.topic for c in reader.connections} == {'/joint_states', EXCITATION_TOPIC}
+    doc = yaml.safe_load((tmp_path / 'empty' / SUMMARY_FILE).read_text())
+    assert doc['joint_state_messages'] == 0 and doc['first_stamp'] is None
+
+
+def test_excitation_type_hash_matches_rosidl(typestore):
+    """The registered definition is the one rosidl generated (same RIHS01 type hash)."""
+    import json
+
+    from ament_index_python.packages import get_package_share_directory
+    generated = json.loads((Path(get_package_share_directory('ident_msgs')) / 'msg'
+                            / 'ExcitationTrajectory.json').read_text())
+    expected = next(h['hash_string'] for h in generated['type_hashes']
+                    if h['type_name'] == 'ident_msgs/msg/ExcitationTrajectory')
+    assert typestore.hash_rihs01('ident_msgs/msg/ExcitationTrajectory') == expected
+
+
+def test_bag_keeps_the_order_of_arrival(tmp_path, typestore):
+    """A receive time earlier than the previous one (wall clock stepped back) is raised to it:
+    readers return bags ordered by time stamp, and the order of arrival must survive."""
+    from rosbags.rosbag2 import Reader
+    rec = BagRecorder(tmp_path / 'order', 'order').open()
+    receive = [T0 + 10, T0 + 20, T0 + 5, T0 + 30]
+    for k, t in enumerate(receive):
+        rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], t)
+    rec.write_excitation(excitation(typestore), T0 + 1)
+    rec.close()
+    with Reader(tmp_path / 'order') as reader:
+        got = [(c.topic, t) for c, t, _ in reader.messages()]
+    assert got == [('/joint_states', T0 + 10), ('/joint_states', T0 + 20),
+                   ('/joint_states', T0 + 20), ('/joint_states', T0 + 30),
+                   (EXCITATION_TOPIC, T0 + 30)]

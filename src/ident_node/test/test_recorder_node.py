@@ -1,0 +1,248 @@
+"""The installed recorder_node over real DDS: a 1 kHz JointState publisher in this process, the
+recorder in a child process (its own ROS_DOMAIN_ID, localhost discovery)."""
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+WORKSPACE = Path(__file__).resolve().parents[3]
+EXECUTABLE = Path(shutil.which('recorder_node')
+                  or WORKSPACE / 'install/ident_node/lib/ident_node/recorder_node')
+pytestmark = pytest.mark.skipif(
+    not EXECUTABLE.is_file(),
+    reason=f'recorder_node not installed ({EXECUTABLE}); run bash scripts/setup.sh')
+
+JOINTS = [f'joint_{i}' for i in range(1, 7)]
+PERIOD_NS = 1_000_000
+DISCOVERY_TIMEOUT = 10.0
+# Unique per test session: random in 100..199, shifted by the pid; each test adds its own offset
+# so that a recorder of an earlier test is never discovered.
+DOMAIN_BASE = 100 + (random.randrange(100) + os.getpid()) % 100
+
+
+class Publisher:
+    """A node publishing JointState at 1 kHz from a timer: message k has header stamp
+    t0 + k ms; a callback that runs late publishes the missed messages (at most 20)."""
+
+    def __init__(self, rclpy, context, recorder='/recorder'):
+        from ident_msgs.srv import StartRecording, StopRecording
+        from ident_node.runtime import JOINT_STATES_QOS
+        from rclpy.executors import SingleThreadedExecutor
+        from sensor_msgs.msg import JointState
+
+        self.node = rclpy.create_node('js_test_publisher', context=context)
+        self.executor = SingleThreadedExecutor(context=context)
+        self.executor.add_node(self.node)
+        self.pub = self.node.create_publisher(JointState, '/joint_states', JOINT_STATES_QOS)
+        self.start_client = self.node.create_client(StartRecording, f'{recorder}/start')
+        self.stop_client = self.node.create_client(StopRecording, f'{recorder}/stop')
+        self.msg = JointState()
+        self.msg.name = list(JOINTS)
+        self.published = 0          # messages published so far (= next k)
+        self.t0 = None
+        self.active = False
+        self.node.create_timer(PERIOD_NS * 1e-9, self._tick)
+
+    def stamp_ns(self, k: int) -> int:
+        return self.t0 + k * PERIOD_NS
+
+    def _tick(self):
+        if not self.active:
+            return
+        now = time.time_ns()
+        if self.t0 is None:
+            self.t0 = now
+        due = min((now - self.t0) // PERIOD_NS + 1, self.published + 20)
+        msg = self.msg
+        while self.published < due:
+            k = self.published
+            stamp = self.stamp_ns(k)
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10**9)
+            x = 0.001 * k
+            msg.position = [x + j for j in range(6)]
+            msg.velocity = [1.0 + j for j in range(6)]
+            msg.effort = [-x - j for j in range(6)]
+            self.pub.publish(msg)
+            self.published += 1
+
+    def spin_until(self, condition, timeout: float, what: str):
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f'timeout ({timeout:g} s) waiting for {what}')
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def call(self, client, request, timeout=5.0):
+        future = client.call_async(request)
+        self.spin_until(future.done, timeout, f'{client.srv_name} reply')
+        return future.result()
+
+    def connect(self, proc):
+        """Wait for the recorder's services and its joint_states subscription."""
+        def ready():
+            assert proc.poll() is None, f'recorder exited with {proc.returncode}'
+            return (self.start_client.service_is_ready() and self.stop_client.service_is_ready()
+                    and self.pub.get_subscription_count() >= 1)
+        self.spin_until(ready, DISCOVERY_TIMEOUT, 'the recorder (services, subscription)')
+
+
+_domain_offset = iter(range(100))
+
+
+@pytest.fixture
+def ros(monkeypatch):
+    """(rclpy, context, env of the child) in a ROS domain of this test alone."""
+    import rclpy
+
+    domain = str(DOMAIN_BASE + next(_domain_offset))
+    monkeypatch.setenv('ROS_DOMAIN_ID', domain)
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    env = dict(os.environ, PYTHONUNBUFFERED='1')
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=int(domain))
+    try:
+        yield rclpy, context, env
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+def start_recorder(env, out: Path, log: Path) -> subprocess.Popen:
+    with log.open('w') as f:
+        return subprocess.Popen([str(EXECUTABLE), '--ros-args', '-p', f'output_dir:={out}'],
+                                env=env, stdout=f, stderr=subprocess.STDOUT)
+
+
+def stop_process(proc: subprocess.Popen):
+    """End the recorder: SIGINT (it leaves the DDS graph cleanly), SIGKILL after 5 s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def read_bag(path: Path):
+    """(header stamps ns, positions (N, 6), summary dict) of the bag's /joint_states."""
+    from rosbags.rosbag2 import Reader
+    from rosbags.typesys import Stores, get_typestore
+
+    typestore = get_typestore(Stores.ROS2_KILTED)
+    stamps, positions = [], []
+    with Reader(path) as reader:
+        conns = [c for c in reader.connections if c.topic == '/joint_states']
+        for conn, _t, raw in reader.messages(connections=conns):
+            msg = typestore.deserialize_cdr(raw, conn.msgtype)
+            stamps.append(msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec)
+            positions.append(msg.position)
+    return np.array(stamps), np.array(positions), \
+        yaml.safe_load((path / 'recording.yaml').read_text())
+
+
+def assert_complete(stamps, positions, t0):
+    """Every 1 ms sample between the first and the last one is there, once, in order."""
+    assert len(stamps) > 0
+    k = (stamps - t0) // PERIOD_NS
+    np.testing.assert_array_equal(stamps, t0 + k * PERIOD_NS)
+    np.testing.assert_array_equal(np.diff(k), 1)     # no gaps, duplicates or reordering
+    np.testing.assert_allclose(positions[:, 2], 0.001 * k + 2)
+    return k
+
+
+def test_start_stop_records_every_sample(ros, tmp_path):
+    rclpy, context, env = ros
+    from ident_msgs.srv import StartRecording, StopRecording
+
+    out = tmp_path / 'bags'
+    proc = start_recorder(env, out, tmp_path / 'recorder.log')
+    pub = None
+    try:
+        pub = Publisher(rclpy, context)
+        pub.connect(proc)
+        pub.active = True
+        pub.spin_until(lambda: pub.published >= 200, 5, '200 messages before the start')
+
+        reply = pub.call(pub.start_client, StartRecording.Request(experiment='dds_test'))
+        k_start_reply = pub.published
+        assert reply.success, reply.message
+        bag = Path(reply.path)
+        assert bag.parent == out and bag.name.startswith('dds_test_')
+        refused = pub.call(pub.start_client, StartRecording.Request(experiment='again'))
+        assert not refused.success and 'already recording' in refused.message
+
+        t_start = time.monotonic()
+        pub.spin_until(lambda: pub.published >= k_start_reply + 2000, 10, '2000 messages')
+        rate = (pub.published - k_start_reply) / (time.monotonic() - t_start)
+        k_stop_request = pub.published
+        reply = pub.call(pub.stop_client, StopRecording.Request())
+        assert reply.success, reply.message
+        info = reply.info
+        refused = pub.call(pub.stop_client, StopRecording.Request())
+        assert not refused.success and 'not recording' in refused.message
+    finally:
+        if pub is not None:
+            pub.node.destroy_node()
+        stop_process(proc)
+
+    stamps, positions, summary = read_bag(bag)
+    k = assert_complete(stamps, positions, pub.t0)
+    published_between = set(range(k_start_reply, k_stop_request))
+    assert published_between <= set(k.tolist()), 'a message published while recording is missing'
+    assert len(stamps) >= k_stop_request - k_start_reply
+    assert info.recording is False and info.path == str(bag) and info.experiment == 'dds_test'
+    assert info.joint_state_messages == len(stamps) == summary['joint_state_messages']
+    assert info.dropped == 0 == summary['dropped']
+    assert info.excitation_messages == 0
+    assert info.duration == pytest.approx((stamps[-1] - stamps[0]) * 1e-9)
+    print(f'\nrecorded {len(stamps)} of {pub.published} published at {rate:.0f} Hz, '
+          f'dropped {info.dropped}, late {info.late} (> 50 ms), '
+          f'between start reply and stop request: {k_stop_request - k_start_reply}')
+
+
+def test_sigint_mid_stream_finishes_the_bag(ros, tmp_path):
+    rclpy, context, env = ros
+    from ident_msgs.srv import StartRecording
+
+    out = tmp_path / 'bags'
+    proc = start_recorder(env, out, tmp_path / 'recorder.log')
+    pub = None
+    try:
+        pub = Publisher(rclpy, context)
+        pub.connect(proc)
+        pub.active = True
+        reply = pub.call(pub.start_client, StartRecording.Request(experiment=''))
+        assert reply.success, reply.message
+        bag = Path(reply.path)
+        assert bag.name.startswith('experiment_')
+        k_start_reply = pub.published
+        pub.spin_until(lambda: pub.published >= k_start_reply + 1000, 10, '1000 messages')
+        k_signal = pub.published
+        t_signal = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        pub.spin_until(lambda: proc.poll() is not None, 10, 'the recorder to exit after SIGINT')
+        exit_time = time.monotonic() - t_signal
+        assert proc.returncode == 0, (tmp_path / 'recorder.log').read_text()
+    finally:
+        if pub is not None:
+            pub.node.destroy_node()
+        stop_process(proc)
+
+    stamps, positions, summary = read_bag(bag)
+    k = assert_complete(stamps, positions, pub.t0)
+    assert set(range(k_start_reply, k_signal)) <= set(k.tolist())
+    assert summary['joint_state_messages'] == len(stamps)
+    assert summary['dropped'] == 0 and summary['recording'] is False
+    log = (tmp_path / 'recorder.log').read_text()
+    assert 'signal 2' in log and 'stopped experiment' in log, log
+    print(f'\nSIGINT: exit after {exit_time:.2f} s, {len(stamps)} messages, '
+          f'dropped {summary["dropped"]}, late {summary["late"]}')

@@ -1,0 +1,1 @@
+"""ident_sim ROS 2 node package."""

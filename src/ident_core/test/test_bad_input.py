@@ -222,15 +222,15 @@ def test_messages_print_plain_numbers(csv_case, tmp_path, capsys):
 # --- 8. too few samples -------------------------------------------------------------------------
 
 def test_too_few_samples(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('thirty', **few_rows(csv_case, 30))
+    bad = csv_case.variant('eighty', **few_rows(csv_case, 80))
     rc = identify_cli(bad, tmp_path)
     assert_one_line_error(rc, capsys, 'too few samples', '54 base parameters')
 
 
 def test_too_few_samples_names_the_data_file(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('thirty', **few_rows(csv_case, 30))
+    bad = csv_case.variant('eighty', **few_rows(csv_case, 80))
     rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'thirty.yaml', 'too few samples')
+    assert_one_line_error(rc, capsys, 'eighty.yaml', 'too few samples')
 
 
 # --- 9. excitation ------------------------------------------------------------------------------

@@ -213,8 +213,8 @@ def test_measured_position_is_the_quantised_true_position(tracking):
     ticks = out['position'] / res
     np.testing.assert_allclose(ticks, np.round(ticks), rtol=0, atol=1e-6)
     # the reported velocity is the backward difference of the measured positions
-    np.testing.assert_allclose(out['velocity'][1:], np.diff(out['position'], axis=0) / sim.config.dt,
-                               rtol=1e-12, atol=1e-9)
+    backward = np.diff(out['position'], axis=0) / sim.config.dt
+    np.testing.assert_allclose(out['velocity'][1:], backward, rtol=1e-12, atol=1e-9)
 
 
 def test_effort_noise_has_the_configured_std(tracking):

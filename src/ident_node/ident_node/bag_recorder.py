@@ -25,6 +25,10 @@ from datetime import datetime
 from pathlib import Path
 
 import yaml
+from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
+                                QosTime)
+from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ident_core.errors import InputError
 from ident_core.results import write_atomic
@@ -95,8 +99,6 @@ def recording_typestore(excitation_msg: str | None = None):
     Raises:
         InputError (a ValueError): ``ident_msgs`` not installed or the file unreadable.
     """
-    from rosbags.typesys import Stores, get_typestore, get_types_from_msg
-
     if excitation_msg is None:
         from ament_index_python.packages import (PackageNotFoundError,
                                                  get_package_share_directory)
@@ -118,8 +120,6 @@ def recording_typestore(excitation_msg: str | None = None):
 
 def _qos(durability: str, depth: int):
     """A rosbags QoS record (reliable, keep-last) for the bag metadata."""
-    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness,
-                                    QosReliability, QosTime)
     zero = QosTime(0, 0)
     return Qos(QosHistory.KEEP_LAST, depth, QosReliability.RELIABLE,
                QosDurability[durability], zero, zero, QosLiveliness.AUTOMATIC, zero, False)
@@ -241,8 +241,6 @@ class BagRecorder:
             InputError: ``ident_msgs`` definition not found (default typestore).
             OSError: the folder cannot be created.
         """
-        from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
-
         if self._writer is not None or self._closed:
             raise RuntimeError(f'{self.path}: bag already opened')
         typestore = self._typestore or recording_typestore()

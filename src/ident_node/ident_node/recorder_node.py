@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.qos import QoSProfile
 from rclpy.time import Time
 
@@ -41,6 +42,16 @@ RECORDINGS_QOS = QoSProfile(history=runtime.LATCHED_QOS.history, depth=100,
                             durability=runtime.LATCHED_QOS.durability)
 
 
+def _parameter(node, name: str, default):
+    """``runtime.parameter``, with a wrong type reported as a ValueError (exit code 2)."""
+    try:
+        return runtime.parameter(node, name, default)
+    except InvalidParameterTypeException as exc:
+        raise ValueError(f'parameter {name} must be of type {type(default).__name__}'
+                         f'{" (write 0.0, not 0)" if isinstance(default, float) else ""}: '
+                         f'{exc}') from None
+
+
 class RecorderNode(runtime.GracefulNode):
     """Records joint_states (and the excitation description) into one bag per experiment.
 
@@ -51,7 +62,7 @@ class RecorderNode(runtime.GracefulNode):
 
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
-        p = runtime.parameter
+        p = _parameter
         self.output_dir = Path(p(self, 'output_dir', 'recordings')).expanduser().absolute()
         self.joint_states_topic = p(self, 'joint_states_topic', '/joint_states')
         self.excitation_topic = p(self, 'excitation_topic', '/excitation_node/trajectory')
@@ -158,6 +169,8 @@ class RecorderNode(runtime.GracefulNode):
             return
         try:
             bag.write_joint_state(raw, self._now_ns())
+        except ValueError as exc:           # not a JointState: skipped, not written
+            self.get_logger().warning(str(exc), throttle_duration_sec=5.0)
         except Exception as exc:            # e.g. disk full: finish what can be finished
             self._fail(exc)
 

@@ -15,8 +15,10 @@ import pytest
 import yaml
 
 WORKSPACE = Path(__file__).resolve().parents[3]
-EXECUTABLE = Path(shutil.which('recorder_node')
-                  or WORKSPACE / 'install/ident_node/lib/ident_node/recorder_node')
+# This workspace's installed copy (colcon build), else the one on PATH.
+EXECUTABLE = WORKSPACE / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+if not EXECUTABLE.is_file() and shutil.which('recorder_node'):
+    EXECUTABLE = Path(shutil.which('recorder_node'))
 pytestmark = pytest.mark.skipif(
     not EXECUTABLE.is_file(),
     reason=f'recorder_node not installed ({EXECUTABLE}); run bash scripts/setup.sh')
@@ -24,9 +26,9 @@ pytestmark = pytest.mark.skipif(
 JOINTS = [f'joint_{i}' for i in range(1, 7)]
 PERIOD_NS = 1_000_000
 DISCOVERY_TIMEOUT = 10.0
-# Unique per test session: random in 100..199, shifted by the pid; each test adds its own offset
-# so that a recorder of an earlier test is never discovered.
-DOMAIN_BASE = 100 + (random.randrange(100) + os.getpid()) % 100
+# Unique per test session: random in 100..189, shifted by the pid; each test adds its own offset
+# (below 10) so that a recorder of an earlier test is never discovered.
+DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 class Publisher:
@@ -95,7 +97,7 @@ class Publisher:
         self.spin_until(ready, DISCOVERY_TIMEOUT, 'the recorder (services, subscription)')
 
 
-_domain_offset = iter(range(100))
+_domain_offset = iter(range(10))
 
 
 @pytest.fixture
@@ -163,11 +165,17 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     rclpy, context, env = ros
     from ident_msgs.srv import StartRecording, StopRecording
 
+    from ident_msgs.msg import RecordingInfo
+    from ident_node.recorder_node import RECORDINGS_QOS
+
     out = tmp_path / 'bags'
     proc = start_recorder(env, out, tmp_path / 'recorder.log')
     pub = None
+    reports = []
     try:
         pub = Publisher(rclpy, context)
+        pub.node.create_subscription(RecordingInfo, '/recorder/recordings', reports.append,
+                                     RECORDINGS_QOS)
         pub.connect(proc)
         pub.active = True
         pub.spin_until(lambda: pub.published >= 200, 5, '200 messages before the start')
@@ -189,6 +197,7 @@ def test_start_stop_records_every_sample(ros, tmp_path):
         info = reply.info
         refused = pub.call(pub.stop_client, StopRecording.Request())
         assert not refused.success and 'not recording' in refused.message
+        pub.spin_until(lambda: len(reports) >= 2, 5, 'two reports on ~/recordings')
     finally:
         if pub is not None:
             pub.node.destroy_node()
@@ -204,6 +213,9 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     assert info.dropped == 0 == summary['dropped']
     assert info.excitation_messages == 0
     assert info.duration == pytest.approx((stamps[-1] - stamps[0]) * 1e-9)
+    assert [(r.recording, r.path) for r in reports] == [(True, str(bag)), (False, str(bag))]
+    assert reports[1].joint_state_messages == info.joint_state_messages
+    assert reports[1].dropped == 0 and reports[1].late == info.late
     print(f'\nrecorded {len(stamps)} of {pub.published} published at {rate:.0f} Hz, '
           f'dropped {info.dropped}, late {info.late} (> 50 ms), '
           f'between start reply and stop request: {k_stop_request - k_start_reply}')
@@ -246,3 +258,66 @@ def test_sigint_mid_stream_finishes_the_bag(ros, tmp_path):
     assert 'signal 2' in log and 'stopped experiment' in log, log
     print(f'\nSIGINT: exit after {exit_time:.2f} s, {len(stamps)} messages, '
           f'dropped {summary["dropped"]}, late {summary["late"]}')
+
+
+def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
+    """config/recorder.yaml + autostart; a latched excitation description ends up in the bag;
+    SIGTERM finishes it."""
+    rclpy, context, env = ros
+    from ident_msgs.msg import ExcitationTrajectory
+    from ident_node.runtime import LATCHED_QOS
+    from ident_node.bag_recorder import recording_typestore
+    from rosbags.rosbag2 import Reader
+
+    node = rclpy.create_node('excitation_test_publisher', context=context)
+    excitation = node.create_publisher(ExcitationTrajectory, '/excitation_node/trajectory',
+                                       LATCHED_QOS)
+    msg = ExcitationTrajectory(name='fourier_test', joint_names=JOINTS, wf=0.5, harmonics=1,
+                               q0=[0.0] * 6, a=[0.1] * 6, b=[0.2] * 6, period=12.566, periods=2)
+    excitation.publish(msg)
+    out = tmp_path / 'bags'
+    log = tmp_path / 'recorder.log'
+    with log.open('w') as f:
+        proc = subprocess.Popen(
+            [str(EXECUTABLE), '--ros-args',
+             '--params-file', str(WORKSPACE / 'config' / 'recorder.yaml'),
+             '-p', f'output_dir:={out}', '-p', 'autostart:=true',
+             '-p', 'autostart_experiment:=auto_1'], env=env, stdout=f, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + DISCOVERY_TIMEOUT
+        while excitation.get_subscription_count() < 1:
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.02)
+        time.sleep(0.5)     # the latched sample reaches the recorder's reader
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0, log.read_text()
+    finally:
+        node.destroy_node()
+        stop_process(proc)
+
+    (bag,) = out.iterdir()
+    assert bag.name.startswith('auto_1_')
+    summary = yaml.safe_load((bag / 'recording.yaml').read_text())
+    assert summary['excitation_messages'] == 1 and summary['joint_state_messages'] == 0
+    assert summary['excitation_topic'] == '/excitation_node/trajectory'
+    typestore = recording_typestore()
+    with Reader(bag) as reader:
+        (got,) = [typestore.deserialize_cdr(raw, c.msgtype) for c, _, raw in reader.messages()]
+    assert got.name == 'fourier_test' and got.harmonics == 1 and list(got.b) == [0.2] * 6
+    assert 'signal 15' in log.read_text()
+
+
+@pytest.mark.parametrize('args, fragment', [
+    (['-p', 'late_threshold:=0.0'], 'late_threshold must be > 0'),
+    (['-p', 'nominal_period:=0'], 'write 0.0'),
+    (['-p', 'autostart:=true', '-p', 'autostart_experiment:=a/b'], "contains '/'"),
+])
+def test_bad_parameters_exit_2(tmp_path, args, fragment):
+    env = dict(os.environ, ROS_DOMAIN_ID=str(DOMAIN_BASE + next(_domain_offset)),
+               ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    result = subprocess.run(
+        [str(EXECUTABLE), '--ros-args', '-p', f'output_dir:={tmp_path}', *args],
+        env=env, capture_output=True, text=True, timeout=20)
+    assert result.returncode == 2, result.stderr
+    assert 'Traceback' not in result.stderr and fragment in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -87,14 +87,13 @@ class SimNode(runtime.GracefulNode):
             points = msg.points
             if not points:
                 raise InputError('JointTrajectory has no points')
-            order = np.argsort(idx)
             times = np.array([pt.time_from_start.sec + 1e-9 * pt.time_from_start.nanosec
                               for pt in points])
             fields = []
             for name in ('positions', 'velocities', 'accelerations'):
                 rows = [getattr(pt, name) for pt in points]
                 if all(len(r) == len(idx) for r in rows):
-                    fields.append(np.array(rows, dtype=float)[:, order])
+                    fields.append(np.array(rows, dtype=float)[:, idx])
                 elif name == 'positions' or any(len(r) for r in rows):
                     raise InputError(f'JointTrajectory: every point needs {len(idx)} {name}')
                 else:

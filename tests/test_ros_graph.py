@@ -1,0 +1,109 @@
+"""Integration tests of the ROS 2 graph: the real nodes as separate processes (started by the
+launch runner from launch/sim.launch.yaml), talking over DDS on loopback in a domain of their
+own. Ground truth: the simulator's perturbed parameters and noise-free torques.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from rosbags.highlevel import AnyReader
+from rosbags.typesys import Stores, get_typestore
+
+from ident_core.evaluation import load_ground_truth
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _environment() -> dict:
+    env = dict(os.environ)
+    env['ROS_DOMAIN_ID'] = str(random.Random(os.getpid() + time.time_ns()).randint(101, 199))
+    env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    return env
+
+
+def _launch(output: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        ['ident_launch', 'ident_bringup', 'sim.launch.yaml', f'output_dir:={output}', *args],
+        cwd=REPO, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True)
+
+
+def _finish(proc: subprocess.Popen, timeout: float) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail(f'launch did not finish within {timeout} s:\n{out[-4000:]}')
+    return out
+
+
+def _joint_state_stamps(bag: Path) -> np.ndarray:
+    """Header stamps (ns) of every JointState message in the bag, in bag order."""
+    stamps = []
+    with AnyReader([bag], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
+        conns = [c for c in reader.connections if c.topic == '/joint_states']
+        for conn, _t, raw in reader.messages(connections=conns):
+            msg = reader.deserialize(raw, conn.msgtype)
+            stamps.append(msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec)
+    return np.array(stamps, dtype=np.int64)
+
+
+def _check_complete(bag: Path, truth_stamps: np.ndarray) -> int:
+    """The bag holds every sample the simulator published between its first and last one."""
+    stamps = _joint_state_stamps(bag)
+    assert len(stamps) > 1000
+    assert np.all(np.diff(stamps) > 0), 'stamps out of order'
+    published = truth_stamps[(truth_stamps >= stamps[0]) & (truth_stamps <= stamps[-1])]
+    assert len(stamps) == len(published), f'{len(published) - len(stamps)} samples missing'
+    assert np.array_equal(stamps, published)
+    info = yaml.safe_load((bag / 'recording.yaml').read_text())
+    assert info['joint_state_messages'] == len(stamps)
+    assert info['dropped'] == 0
+    return len(stamps)
+
+
+def test_identification_experiment_end_to_end(tmp_path):
+    """Excite (2 periods of Table 1), record, identify, validate on another trajectory."""
+    proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=2')
+    out = _finish(proc, timeout=240)
+    assert proc.returncode == 0, out[-6000:]
+    summary = yaml.safe_load((tmp_path / 'summary.yaml').read_text())
+    assert summary['parameters_message_samples'] > 0          # IdentifiedParameters received
+    assert summary['within_3_std'] >= 0.95, (tmp_path / 'parameters.txt').read_text()
+    assert summary['validation_noise_free']['relative_error_percent'] <= 1.0
+    truth = load_ground_truth(tmp_path / 'ground_truth')
+    for bag in summary['bags'].values():
+        _check_complete(Path(bag), truth.log['stamp_ns'])
+    result = yaml.safe_load((tmp_path / 'RESULT.yaml').read_text())
+    assert result['validation'][0]['data'] == summary['bags']['validation']
+
+
+def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
+    proc = _launch(tmp_path, 'demo:=true')
+    bags = tmp_path / 'bags'
+    deadline = time.monotonic() + 60
+    while not any(bags.glob('identification_*')) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(6.0)                                    # well inside the excitation
+    proc.send_signal(signal.SIGINT)
+    out = _finish(proc, timeout=60)
+    for node in ('ident_sim', 'recorder', 'excitation_node', 'identification_node'):
+        assert f"'{node}' exited with code 0" in out, out[-6000:]
+    bag = next(bags.glob('identification_*'))
+    truth = load_ground_truth(tmp_path / 'ground_truth')
+    count = _check_complete(bag, truth.log['stamp_ns'])
+    assert count > 5000
+    # the simulator ran on until the robot had come to rest along the stop segment
+    qd = truth.log['qd']
+    assert np.abs(qd[-1]).max() < 1e-3
+    assert np.abs(qd[-200:]).max() < 1e-3
+    assert np.abs(qd).max() > 0.5                     # it was moving when interrupted

@@ -145,7 +145,7 @@ class RecorderNode(runtime.GracefulNode):
         """
         if self._bag is None:
             raise RuntimeError('not recording')
-        self._drain(self._bag)
+        pending = self._drain(self._bag)
         bag, self._bag = self._bag, None
         try:
             summary = bag.close()
@@ -158,7 +158,7 @@ class RecorderNode(runtime.GracefulNode):
             f'stopped {summary.experiment}: {summary.joint_state_messages} joint_states, '
             f'{summary.excitation_messages} excitation, {summary.dropped} dropped, '
             f'{summary.late} late, {summary.out_of_order} out of order, '
-            f'{summary.duration:.3f} s -> {summary.path}')
+            f'{summary.duration:.3f} s ({pending} taken at stop) -> {summary.path}')
         return summary
 
     # --- callbacks (cheap: 1 kHz) ---------------------------------------------------------
@@ -184,14 +184,16 @@ class RecorderNode(runtime.GracefulNode):
             except Exception as exc:
                 self._fail(exc)
 
-    def _drain(self, bag: BagRecorder) -> None:
-        """Write the messages that reached the subscriptions but were not taken yet.
+    def _drain(self, bag: BagRecorder) -> int:
+        """Write the messages that reached the subscriptions but were not taken yet; returns
+        how many.
 
         The executor takes one message per subscription and wait, then serves the services, so
         a stop request could overtake a backlog of joint_states. This takes them the way the
         executor does (``Subscription.handle.take_message``, rclpy 9); a failure here is logged
         and the bag is closed with what it has.
         """
+        count = 0
         try:
             for _ in range(DRAIN_LIMIT):
                 with self._js_sub.handle:
@@ -199,13 +201,16 @@ class RecorderNode(runtime.GracefulNode):
                 if taken is None:
                     break
                 bag.write_joint_state(taken[0], self._now_ns())
+                count += 1
             with self._ex_sub.handle:
                 taken = self._ex_sub.handle.take_message(ExcitationTrajectory, True)
             if taken is not None:
                 self._excitation = (taken[0], self._now_ns())
                 bag.write_excitation(*self._excitation)
+                count += 1
         except Exception as exc:   # rclpy internals changed, handle destroyed, disk full
             self.get_logger().warning(f'could not take pending messages before closing: {exc}')
+        return count
 
     def _fail(self, exc: Exception) -> None:
         self.get_logger().error(f'writing to {self._bag.path} failed: {exc}; closing the bag')

@@ -1,0 +1,45 @@
+"""The simulator node's parameter handling without DDS."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from ident_core.errors import InputError
+from ident_sim.sim_node import PARAMETERS, _config
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _params(**changes):
+    p = dict(PARAMETERS)
+    p.update(yaml.safe_load((REPO / 'config/ident_sim.yaml').read_text())['ident_sim']
+             ['ros__parameters'])
+    p['urdf_file'] = str(REPO / 'urdf/six_axis_3kg.urdf')
+    p.update(changes)
+    return p
+
+
+def test_config_file_gives_per_joint_settings():
+    cfg = _config(_params(), 6)
+    assert np.allclose(cfg.rotor_inertia, [0.2, 0.2, 0.1, 0.02, 0.02, 0.01])
+    assert np.allclose(cfg.kp, 2500.0) and cfg.kp.shape == (6,)
+    assert cfg.dt == pytest.approx(1e-3)
+    assert cfg.payload is None and cfg.friction.model == 'coulomb-viscous'
+
+
+def test_payload_and_stribeck_options():
+    cfg = _config(_params(payload_mass=1.5, friction_model='stribeck'), 6)
+    assert cfg.payload.mass == 1.5 and cfg.payload.frame == 'flange'
+    assert np.allclose(cfg.friction.fs, [4.5, 4.5, 3.0, 1.5, 1.5, 0.75])
+
+
+@pytest.mark.parametrize('name, value, words', [
+    ('coulomb', [1.0, 2.0], 'coulomb'),
+    ('urdf_file', '', 'urdf_file'),
+    ('rate_hz', 0.0, 'rate_hz'),
+    ('friction_model', 'lugre', 'lugre'),
+])
+def test_bad_parameter_is_named(name, value, words):
+    with pytest.raises(InputError, match=words):
+        _config(_params(**{name: value}), 6)

@@ -370,8 +370,9 @@ class BagRecorder:
             writer.close()
         summary = self.summary()
         if writer is not None:
-            write_atomic(self.path / SUMMARY_FILE,
-                         yaml.safe_dump(summary.to_dict(), sort_keys=False))
+            written = write_atomic(self.path / SUMMARY_FILE,
+                                   yaml.safe_dump(summary.to_dict(), sort_keys=False))
+            written.chmod(0o644)   # like the bag files (the temporary file was 0600)
         self._summary = summary
         return summary
 

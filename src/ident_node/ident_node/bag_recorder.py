@@ -370,9 +370,8 @@ class BagRecorder:
             writer.close()
         summary = self.summary()
         if writer is not None:
-            written = write_atomic(self.path / SUMMARY_FILE,
-                                   yaml.safe_dump(summary.to_dict(), sort_keys=False))
-            written.chmod(0o644)   # like the bag files (the temporary file was 0600)
+            write_atomic(self.path / SUMMARY_FILE,
+                         yaml.safe_dump(summary.to_dict(), sort_keys=False))
         self._summary = summary
         return summary
 

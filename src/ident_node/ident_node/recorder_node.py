@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-from rclpy.exceptions import InvalidParameterTypeException
 from rclpy.qos import QoSProfile
 from rclpy.time import Time
 
@@ -42,16 +41,6 @@ RECORDINGS_QOS = QoSProfile(history=runtime.LATCHED_QOS.history, depth=100,
                             durability=runtime.LATCHED_QOS.durability)
 
 
-def _parameter(node, name: str, default):
-    """``runtime.parameter``, with a wrong type reported as a ValueError (exit code 2)."""
-    try:
-        return runtime.parameter(node, name, default)
-    except InvalidParameterTypeException as exc:
-        raise ValueError(f'parameter {name} must be of type {type(default).__name__}'
-                         f'{" (write 0.0, not 0)" if isinstance(default, float) else ""}: '
-                         f'{exc}') from None
-
-
 class RecorderNode(runtime.GracefulNode):
     """Records joint_states (and the excitation description) into one bag per experiment.
 
@@ -62,7 +51,7 @@ class RecorderNode(runtime.GracefulNode):
 
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
-        p = _parameter
+        p = runtime.parameter
         self.output_dir = Path(p(self, 'output_dir', 'recordings')).expanduser().absolute()
         self.joint_states_topic = p(self, 'joint_states_topic', '/joint_states')
         self.excitation_topic = p(self, 'excitation_topic', '/excitation_node/trajectory')

@@ -14,6 +14,7 @@ import time
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
@@ -94,5 +95,20 @@ def run(node_class, args=None, **kwargs) -> int:
 
 
 def parameter(node: Node, name: str, default):
-    """Declare and read a parameter; the default fixes its type."""
-    return node.declare_parameter(name, default).value
+    """Declare and read a parameter; the default fixes its type, except that integers are
+    accepted where the default is a float (``rate_hz:=1000``, ``kp: [2500]``).
+
+    Raises:
+        ValueError: a value of another type, naming the parameter.
+    """
+    value = node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=True)).value
+    if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(default, list) and default and isinstance(default[0], float) \
+            and isinstance(value, (list, tuple)) and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        return [float(v) for v in value]
+    if type(value) is not type(default) and not (isinstance(default, list)
+                                                  and isinstance(value, (list, tuple))):
+        raise ValueError(f'parameter {name}: expected {type(default).__name__}, got {value!r}')
+    return value

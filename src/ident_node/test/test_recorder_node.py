@@ -309,7 +309,7 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
 
 @pytest.mark.parametrize('args, fragment', [
     (['-p', 'late_threshold:=0.0'], 'late_threshold must be > 0'),
-    (['-p', 'nominal_period:=0'], 'write 0.0'),
+    (['-p', 'nominal_period:=abc'], 'nominal_period: expected float'),
     (['-p', 'autostart:=true', '-p', 'autostart_experiment:=a/b'], "contains '/'"),
 ])
 def test_bad_parameters_exit_2(tmp_path, args, fragment):

@@ -105,8 +105,6 @@ class ExcitationNode(runtime.GracefulNode):
         self.done: Future | None = None
         self.goal = None
         self.sent_until = -np.inf
-        self.position: dict[str, float] | None = None
-        self.state_sub = None
         self.create_timer(p['send_period'], self._tick)
         self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p["command_topic"]}')
 
@@ -179,7 +177,6 @@ class ExcitationNode(runtime.GracefulNode):
 
     async def _current_position(self, joints) -> np.ndarray:
         """Latest measured positions of ``joints`` (subscribes to joint_states only meanwhile)."""
-        self.position = None
         got = Future()
 
         def on_state(msg: JointState):

@@ -83,7 +83,9 @@ class ExcitationNode(runtime.GracefulNode):
         if not p['urdf_file']:
             raise InputError('parameter urdf_file is empty')
         self.robot = load_robot(p['urdf_file'])
-        self.limits = JointLimits.from_robot(self.robot, _acceleration(p, self.robot.n)) \
+        self.limits = JointLimits.from_robot(
+            self.robot, runtime.per_joint(p['acceleration_limits'], self.robot.n,
+                                          'acceleration_limits')) \
             .with_margin(p['limit_margin'])
         self.p = p
         group = ReentrantCallbackGroup()
@@ -138,7 +140,7 @@ class ExcitationNode(runtime.GracefulNode):
                                  f'{", ".join(names)}; the robot has '
                                  f'{", ".join(self.robot.joint_names)}')
             q_now = await self._current_position(names)
-            plan = ExcitationPlan(trajectory, q_now, _reorder(self.limits, names),
+            plan = ExcitationPlan(trajectory, q_now, self.limits.reordered(names),
                                   request.periods or None)
             if request.record:
                 result.bag_path = await self._start_recording(request.experiment
@@ -289,22 +291,6 @@ async def _with_timeout(node, future: Future, timeout: float, message: str):
         return await future
     finally:
         node.destroy_timer(timer)
-
-
-def _reorder(limits: JointLimits, names: list[str]) -> JointLimits:
-    """``limits`` in the joint order ``names``."""
-    idx = [limits.joint_names.index(j) for j in names]
-    return JointLimits(list(names), limits.lower[idx], limits.upper[idx],
-                       limits.velocity[idx], limits.acceleration[idx])
-
-
-def _acceleration(p: dict, n: int) -> np.ndarray:
-    acc = np.asarray(p['acceleration_limits'], dtype=float)
-    if acc.shape == (1,):
-        return np.full(n, acc[0])
-    if acc.shape != (n,):
-        raise InputError(f'parameter acceleration_limits: give 1 or {n} values')
-    return acc
 
 
 PARAMETERS = {

@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from excitation_node.excitation_node import Motion, _reorder
+from excitation_node.excitation_node import Motion
 from ident_core.fourier import load_trajectory
 from ident_core.motion import JointLimits
 from ident_core.robot_model import load_robot
@@ -18,7 +18,7 @@ def plan():
     robot = load_robot(REPO / 'urdf/six_axis_3kg.urdf')
     limits = JointLimits.from_robot(robot, [20, 20, 20, 25, 25, 25]).with_margin(0.02)
     trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
-    return ExcitationPlan(trajectory, np.zeros(6), _reorder(limits, trajectory.joint_names), 1)
+    return ExcitationPlan(trajectory, np.zeros(6), limits.reordered(trajectory.joint_names), 1)
 
 
 def test_stop_mid_excitation_is_smooth_and_ends_at_rest_within_limits(plan):

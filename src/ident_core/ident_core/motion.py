@@ -72,6 +72,19 @@ class JointLimits:
                 if not (np.isfinite(v) and v > 0):
                     raise InputError(f'joint {j}: {kind} limit {v} missing or not positive')
 
+    def reordered(self, names: list[str]) -> 'JointLimits':
+        """The same limits in the joint order ``names`` (a permutation of ``joint_names``).
+
+        Raises:
+            InputError: a name that is not one of ``joint_names``.
+        """
+        unknown = [j for j in names if j not in self.joint_names]
+        if unknown:
+            raise InputError(f'joint limits: unknown joint(s) {", ".join(unknown)}')
+        idx = [self.joint_names.index(j) for j in names]
+        return JointLimits(list(names), self.lower[idx], self.upper[idx], self.velocity[idx],
+                           self.acceleration[idx])
+
     def with_margin(self, margin: float) -> 'JointLimits':
         """Limits shrunk by a safety margin: ``margin`` × range off each position end,
         velocity and acceleration × (1 − margin)."""

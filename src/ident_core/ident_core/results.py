@@ -59,8 +59,9 @@ def write_result(path: str | Path, model: IdentifiedModel, validations: list[dic
                                              allow_unicode=True, width=120))
 
 
-def write_atomic(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+def write_atomic(path: str | Path, text: str | bytes) -> Path:
+    """Write ``text`` (str, or bytes written as they are) to ``path`` through a temporary file
+    in the same folder and a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
@@ -68,7 +69,7 @@ def write_atomic(path: str | Path, text: str) -> Path:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)            # mkstemp creates 0600 files
-        with os.fdopen(fd, 'w') as f:
+        with os.fdopen(fd, 'wb' if isinstance(text, bytes) else 'w') as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

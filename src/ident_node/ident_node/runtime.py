@@ -12,12 +12,15 @@ import signal
 import sys
 import time
 
+import numpy as np
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+
+from ident_core.errors import InputError
 
 SHUTDOWN_TIMEOUT = 10.0
 
@@ -92,6 +95,20 @@ def run(node_class, args=None, **kwargs) -> int:
             node.close()
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def per_joint(values, n: int, name: str) -> np.ndarray:
+    """(n,) array from a per-joint parameter given as one value (for every joint) or n values.
+
+    Raises:
+        InputError: another number of values, naming the parameter.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.shape == (1,):
+        return np.full(n, values[0])
+    if values.shape != (n,):
+        raise InputError(f'parameter {name}: give 1 or {n} values, got {values.size}')
+    return values
 
 
 def parameter(node: Node, name: str, default):

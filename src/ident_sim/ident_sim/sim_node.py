@@ -12,9 +12,7 @@ rest (at most ``shutdown_settle_time`` s), as real hardware would, then writes t
 from __future__ import annotations
 
 import io
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -160,14 +158,7 @@ class SimNode(runtime.GracefulNode):
         arrays['joint_names'] = np.array(self.robot.joint_names)
         buffer = io.BytesIO()
         np.savez(buffer, **arrays)
-        path = self.truth_dir / 'truth_log.npz'
-        fd, tmp = tempfile.mkstemp(dir=self.truth_dir, prefix='.truth_log.', suffix='.tmp')
-        with os.fdopen(fd, 'wb') as f:
-            f.write(buffer.getvalue())
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        return path
+        return write_atomic(self.truth_dir / 'truth_log.npz', buffer.getvalue())
 
     def close(self) -> None:
         if hasattr(self, 'log'):
@@ -211,23 +202,13 @@ PARAMETERS = {
 }
 
 
-def _per_joint(p, name, n) -> np.ndarray:
-    """A per-joint parameter; one value is used for every joint."""
-    values = np.asarray(p[name], dtype=float)
-    if values.shape == (1,):
-        return np.full(n, values[0])
-    if values.shape != (n,):
-        raise InputError(f'parameter {name}: give 1 or {n} values, got {len(values)}')
-    return values
-
-
 def _config(p: dict, n: int) -> SimulationConfig:
     if not p['urdf_file']:
         raise InputError('parameter urdf_file is empty')
     if p['rate_hz'] <= 0:
         raise InputError('parameter rate_hz must be positive')
-    joint = {k: _per_joint(p, k, n) for k in PARAMETERS if isinstance(PARAMETERS[k], list)
-             and len(PARAMETERS[k]) == 1}
+    joint = {k: runtime.per_joint(p[k], n, k) for k, default in PARAMETERS.items()
+             if isinstance(default, list) and len(default) == 1}
     stribeck = p['friction_model'] == 'stribeck'
     friction = Friction(fc=joint['coulomb'], fv=joint['viscous'], offset=joint['offset'],
                         v_l=np.full(n, p['reversal_band']), model=p['friction_model'],

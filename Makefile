@@ -38,7 +38,8 @@ demo-tx40: setup
 	    --out output/staubli_tx40/result.yaml
 
 bench: setup
-	$(ENV) python benchmarks/bench_identify.py && python benchmarks/bench_real_data.py
+	$(ENV) pip install -q -r benchmarks/requirements.txt && python benchmarks/bench_identify.py \
+	    && python benchmarks/bench_real_data.py && python benchmarks/bench_excitation.py
 
 clean:
 	rm -rf build install log

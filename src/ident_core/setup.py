@@ -10,7 +10,7 @@ setup(
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
     ],
-    install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML', 'pin', 'rosbags'],
+    install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML', 'pin', 'rosbags', 'tqdm'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='robot-ident maintainers',

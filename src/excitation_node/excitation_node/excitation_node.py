@@ -9,10 +9,23 @@ absolute time) to the controller topic, publishes the ``ExcitationTrajectory`` i
 ``~/trajectory`` (transient local) and, if asked, starts and stops the recorder around it.
 Cancelling the goal, the ``~/stop`` service or SIGINT/SIGTERM bring the robot to rest along a
 quintic stop segment (``ident_core.motion``).
+
+Service ``~/optimize`` (ident_msgs/srv/OptimizeExcitation): optimises an excitation trajectory
+with ``ident_core.excitation`` for this robot. The settings come from the YAML file of parameter
+``optimizer_config``, with this node's ``acceleration_limits`` instead of its
+``limits.acceleration`` and a margin of at least ``limit_margin``, so that the result passes the
+node's own check. The optimisation runs in a worker thread (the node keeps spinning); the result
+is written to a YAML file and remembered: a goal with neither ``trajectory_file`` nor
+``trajectory`` runs the last optimised trajectory. One thing at a time: an optimisation is
+refused while an excitation or another optimisation runs, a goal while an optimisation runs.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import re
 import sys
+import threading
+from pathlib import Path
 
 import numpy as np
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -24,13 +37,15 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ident_core.errors import IdentError, InputError
-from ident_core.fourier import load_trajectory
-from ident_core.motion import ExcitationPlan, JointLimits, stop_segment
+from ident_core.errors import ExcitationError, IdentError, InputError
+from ident_core.excitation import (ExcitationConfig, ExcitationProblem, load_excitation_config,
+                                   optimize_excitation)
+from ident_core.fourier import FourierTrajectory, load_trajectory
+from ident_core.motion import CHECK_STEP, ExcitationPlan, JointLimits, stop_segment
 from ident_core.robot_model import load_robot
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory
-from ident_msgs.srv import StartRecording, StopRecording
+from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_node import runtime
 from ident_node.conversions import trajectory_from_msg, trajectory_to_msg
 
@@ -77,18 +92,18 @@ class Motion:
 class ExcitationNode(runtime.GracefulNode):
     """The ``excitation_node``."""
 
-    def __init__(self):
-        super().__init__('excitation_node')
+    def __init__(self, **kwargs):
+        super().__init__('excitation_node', **kwargs)
         p = {name: runtime.parameter(self, name, default) for name, default in PARAMETERS.items()}
         if not p['urdf_file']:
             raise InputError('parameter urdf_file is empty')
         self.robot = load_robot(p['urdf_file'])
-        self.limits = JointLimits.from_robot(
-            self.robot, runtime.per_joint(p['acceleration_limits'], self.robot.n,
-                                          'acceleration_limits')) \
+        self.acceleration = runtime.per_joint(p['acceleration_limits'], self.robot.n,
+                                              'acceleration_limits')
+        self.limits = JointLimits.from_robot(self.robot, self.acceleration) \
             .with_margin(p['limit_margin'])
         self.p = p
-        group = ReentrantCallbackGroup()
+        self.group = group = ReentrantCallbackGroup()
         self.command = self.create_publisher(JointTrajectory, p['command_topic'],
                                              runtime.COMMAND_QOS)
         self.description = self.create_publisher(ExcitationTrajectory, '~/trajectory',
@@ -98,11 +113,15 @@ class ExcitationNode(runtime.GracefulNode):
         self.stop_client = self.create_client(StopRecording, p['recorder_stop_service'],
                                               callback_group=group)
         self.create_service(Trigger, '~/stop', self._on_stop)
+        self.create_service(OptimizeExcitation, '~/optimize', self._on_optimize,
+                            callback_group=group)
         self.action = ActionServer(self, RunExcitation, '~/run', self._execute,
                                    goal_callback=self._on_goal, cancel_callback=self._on_cancel,
                                    callback_group=group)
         self.motion: Motion | None = None
         self.busy = False
+        self.optimizing = False
+        self.optimized: FourierTrajectory | None = None     # the last optimised trajectory
         self.stop_reason = ''
         self.done: Future | None = None
         self.goal = None
@@ -112,8 +131,9 @@ class ExcitationNode(runtime.GracefulNode):
 
     # --- action ---------------------------------------------------------------------------
     def _on_goal(self, _goal):
-        if self.busy:
-            self.get_logger().warning('goal rejected: an excitation is running')
+        if self.busy or self.optimizing:
+            self.get_logger().warning(f'goal rejected: an '
+                                      f'{"excitation" if self.busy else "optimisation"} is running')
             return GoalResponse.REJECT
         self.busy = True
         return GoalResponse.ACCEPT
@@ -132,8 +152,7 @@ class ExcitationNode(runtime.GracefulNode):
         request, result = goal_handle.request, RunExcitation.Result()
         self.goal = goal_handle
         try:
-            trajectory = (load_trajectory(request.trajectory_file) if request.trajectory_file
-                          else trajectory_from_msg(request.trajectory))
+            trajectory = self._requested_trajectory(request)
             names = list(trajectory.joint_names)
             if sorted(names) != sorted(self.robot.joint_names):
                 raise InputError(f'trajectory {trajectory.name!r} names the joints '
@@ -177,6 +196,16 @@ class ExcitationNode(runtime.GracefulNode):
             goal_handle.succeed()
         return result
 
+    def _requested_trajectory(self, request) -> FourierTrajectory:
+        if request.trajectory_file:
+            return load_trajectory(request.trajectory_file)
+        if request.trajectory.joint_names:
+            return trajectory_from_msg(request.trajectory)
+        if self.optimized is None:
+            raise InputError(f'no trajectory: give trajectory_file or trajectory, or call '
+                             f'{self.get_fully_qualified_name()}/optimize first')
+        return self.optimized
+
     async def _current_position(self, joints) -> np.ndarray:
         """Latest measured positions of ``joints`` (subscribes to joint_states only meanwhile)."""
         got = Future()
@@ -213,6 +242,80 @@ class ExcitationNode(runtime.GracefulNode):
             raise RuntimeError(f'service {client.srv_name} not available')
         return await _with_timeout(self, client.call_async(request), SERVICE_TIMEOUT,
                                    f'service {client.srv_name} did not answer')
+
+    # --- optimisation ---------------------------------------------------------------------
+    async def _on_optimize(self, request, response):
+        refusal = ('an optimisation is already running' if self.optimizing
+                   else 'an excitation is running' if self.busy else '')
+        if refusal:
+            response.message = f'optimisation refused: {refusal}'
+            self.get_logger().warning(response.message)
+            return response
+        self.optimizing = True
+        try:
+            result, path = await self._in_thread(self._optimize, request)
+        except Exception as exc:    # noqa: BLE001 -- a failed optimisation must not end the node
+            response.message = str(exc) if isinstance(exc, IdentError) \
+                else f'{type(exc).__name__}: {exc}'
+            self.get_logger().error(f'optimisation failed: {response.message}')
+            return response
+        finally:
+            self.optimizing = False
+        self.optimized = result.trajectory
+        response.success, response.trajectory_file = True, str(path.resolve())
+        response.trajectory = trajectory_to_msg(result.trajectory, Time().to_msg(),
+                                                result.trajectory.periods)
+        response.cond, response.dopt = result.objectives['cond'], result.objectives['dopt']
+        response.seconds = result.seconds
+        response.message = (f'{result.trajectory.name}: cond {response.cond:.4g}, dopt '
+                            f'{response.dopt:.4g} in {result.seconds:.1f} s, written to {path}')
+        self.get_logger().info(f'optimised {response.message}')
+        return response
+
+    def _optimize(self, request):
+        """Worker thread: settings, optimisation, check against the node's limits, YAML file.
+        Returns (ExcitationResult, path written)."""
+        p = self.p
+        config = (load_excitation_config(p['optimizer_config']) if p['optimizer_config'] else
+                  ExcitationConfig(source='default excitation settings (optimizer_config empty)'))
+        config = optimizer_settings(config, self.acceleration, p['limit_margin'],
+                                    request.objective, request.harmonics, request.period)
+        optimizer = request.optimizer or p['optimizer']
+        path = Path(request.output_file or Path(p['optimized_trajectory_dir']) / (
+            _name(f'{self.robot.urdf.stem}_{optimizer}_{config.objective}')
+            + f'_seed{request.seed}.yaml'))
+        result = optimize_excitation(ExcitationProblem(self.robot, config), optimizer,
+                                     request.seed, request.budget or p['optimization_budget'],
+                                     name=_name(path.stem))
+        problems = period_violations(result.trajectory, self.limits)
+        if problems:
+            raise ExcitationError(f'the optimised trajectory exceeds the limits of this node '
+                                  f'({problems[0]}); does limits.joints of {config.source} '
+                                  f'widen a URDF limit?')
+        return result, result.trajectory.save(path)
+
+    async def _in_thread(self, function, *args):
+        """``function(*args)`` run in a worker thread; the executor keeps spinning meanwhile and
+        is woken through a guard condition when the thread is done."""
+        outcome, done = concurrent.futures.Future(), Future()
+        guard = self.create_guard_condition(lambda: done.done() or done.set_result(None),
+                                            callback_group=self.group)
+
+        def work():
+            try:
+                outcome.set_result(function(*args))
+            except BaseException as exc:     # noqa: BLE001 -- handed to the awaiting coroutine
+                outcome.set_exception(exc)
+            try:
+                guard.trigger()
+            except Exception:                # noqa: BLE001 -- the node was destroyed meanwhile
+                pass
+        threading.Thread(target=work, name='excitation-optimizer', daemon=True).start()
+        try:
+            await done
+        finally:
+            self.destroy_guard_condition(guard)
+        return outcome.result()
 
     # --- streaming ------------------------------------------------------------------------
     def _plan_time(self) -> float:
@@ -283,6 +386,35 @@ class ExcitationNode(runtime.GracefulNode):
         self.finished = True
 
 
+def optimizer_settings(config: ExcitationConfig, acceleration, margin: float, objective: str = '',
+                       harmonics: int = 0, period: float = 0.0) -> ExcitationConfig:
+    """The settings of an optimisation by the node: ``config`` with the node's acceleration
+    limits (rad/s², per joint) instead of its own, a margin of at least the node's ``margin``,
+    and the request's objective, harmonics and period where given ('' or 0: as in ``config``).
+
+    Raises:
+        InputError: invalid values (naming the field), or ``locked_joints`` in ``config`` (the
+            node runs every joint of its URDF).
+    """
+    if config.locked_joints:
+        raise InputError(f'{config.source}: locked_joints cannot be used by the excitation '
+                         f'node, it runs every joint of its URDF')
+    return config.with_changes(acceleration=[float(a) for a in acceleration],
+                               margin=max(config.margin, margin), objective=objective or None,
+                               harmonics=int(harmonics) or None, period=float(period) or None)
+
+
+def period_violations(trajectory: FourierTrajectory, limits: JointLimits) -> list[str]:
+    """Limit violations of one period of ``trajectory`` (periodic) sampled every CHECK_STEP s."""
+    t = np.arange(0.0, trajectory.period, CHECK_STEP)
+    return limits.reordered(list(trajectory.joint_names)).violations(t, *trajectory.evaluate(t))
+
+
+def _name(text: str) -> str:
+    """``text`` usable as a trajectory and experiment name (letters, digits, '-', '_')."""
+    return re.sub(r'[^A-Za-z0-9_-]', '-', text)
+
+
 async def _with_timeout(node, future: Future, timeout: float, message: str):
     """Await ``future``; RuntimeError(message) if it is not done within ``timeout`` s."""
     timer = node.create_timer(timeout, lambda: future.done() or future.set_exception(
@@ -305,6 +437,10 @@ PARAMETERS = {
     'horizon': 1.0,
     'send_period': 0.25,
     'settle_time': 0.5,
+    'optimizer_config': '',
+    'optimizer': 'ga+local',
+    'optimization_budget': 120.0,
+    'optimized_trajectory_dir': 'output/excitation',
 }
 
 

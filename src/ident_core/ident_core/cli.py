@@ -2,6 +2,8 @@
 
     robot-ident identify --urdf URDF --data D [D ...] [--validate D ...] --out RESULT.yaml
     robot-ident validate --model RESULT.yaml --data D [--csv PRED.csv] [--json]
+    robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] --out TRAJ.yaml
+    robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
 
 Errors in the input print one line ``robot-ident: error: ...`` on stderr and exit with code 2.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import excite_cli
 from .datasets import load_dataset
 from .errors import IdentError
 from .estimators import ESTIMATORS
@@ -72,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('--csv', metavar='PRED.csv', help='write time, measured and predicted torques')
     p.add_argument('--json', action='store_true', help='print the metrics as one JSON object')
     p.set_defaults(run=_validate)
+    excite_cli.add_parser(sub)
     return parser
 
 

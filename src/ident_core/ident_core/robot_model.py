@@ -6,7 +6,7 @@ joint order of a dataset onto Pinocchio's order.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,7 @@ class RobotModel:
         lower, upper: (n,) position limits, rad or m.
         velocity_limit: (n,) rad/s or m/s. effort_limit: (n,) N·m or N.
         gravity: (3,) m/s² in the base frame.
+        locked_joints: {joint: position} of URDF joints held fixed (not in ``model``).
     """
 
     urdf: Path
@@ -38,6 +39,7 @@ class RobotModel:
     upper: np.ndarray
     velocity_limit: np.ndarray
     effort_limit: np.ndarray
+    locked_joints: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -85,12 +87,18 @@ class RobotModel:
         return np.array([names.index(j) for j in self.joint_names])
 
 
-def load_robot(urdf: str | Path) -> RobotModel:
+def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotModel:
     """Load a URDF with Pinocchio (fixed base, gravity -9.81 m/s² along z of the base).
 
+    Args:
+        urdf: the file.
+        locked_joints: optional {joint: position (rad or m)} held fixed, e.g. gripper fingers;
+            their bodies are merged into their parents (``pin.buildReducedModel``).
+
     Raises:
-        InputError: file missing or unreadable, or a joint type other than 1-DOF
-            revolute/prismatic (continuous joints and floating bases are not supported yet).
+        InputError: file missing or unreadable, an unknown locked joint, or a joint type other
+            than 1-DOF revolute/prismatic (continuous joints and floating bases are not
+            supported yet).
     """
     path = Path(urdf)
     if not path.is_file():
@@ -99,6 +107,9 @@ def load_robot(urdf: str | Path) -> RobotModel:
         model = pin.buildModelFromUrdf(str(path))
     except (RuntimeError, ValueError) as exc:
         raise InputError(f'{path}: cannot parse URDF ({str(exc).strip().splitlines()[0]})') from None
+    locked_joints = dict(locked_joints or {})
+    if locked_joints:
+        model = reduced_model(model, locked_joints, str(path))
     names = [model.names[i] for i in range(1, model.njoints)]
     for i, name in enumerate(names, start=1):
         kind = model.joints[i].shortname()
@@ -111,4 +122,22 @@ def load_robot(urdf: str | Path) -> RobotModel:
                       lower=np.array(model.lowerPositionLimit),
                       upper=np.array(model.upperPositionLimit),
                       velocity_limit=np.array(model.velocityLimit),
-                      effort_limit=np.array(model.effortLimit))
+                      effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
+
+
+def reduced_model(model: pin.Model, locked_joints: dict, source: str, geometry=None):
+    """``model`` (and ``geometry`` if given) with ``locked_joints`` {name: position} fixed.
+
+    Raises:
+        InputError: a name that is not a 1-DOF joint of the model.
+    """
+    ids, q_ref = [], pin.neutral(model)
+    for name, value in locked_joints.items():
+        if not model.existJointName(name) or model.nqs[model.getJointId(name)] != 1:
+            raise InputError(f'{source}: locked joint {name} is not a 1-DOF joint of the URDF')
+        jid = model.getJointId(name)
+        ids.append(jid)
+        q_ref[model.idx_qs[jid]] = float(value)
+    if geometry is None:
+        return pin.buildReducedModel(model, ids, q_ref)
+    return pin.buildReducedModel(model, geometry, ids, q_ref)

@@ -1,0 +1,225 @@
+"""The excitation node's ``~/optimize`` service: the node and a client node in this process (one
+SingleThreadedExecutor, a ROS domain of each test alone, localhost discovery), a tiny optimiser
+configuration; and the settings logic without DDS."""
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from excitation_node.excitation_node import optimizer_settings, period_violations
+from ident_core.errors import InputError
+from ident_core.excitation import ExcitationConfig, load_excitation_config
+from ident_core.fourier import load_trajectory
+from ident_core.motion import JointLimits
+from ident_core.robot_model import load_robot
+
+REPO = Path(__file__).resolve().parents[3]
+URDF = REPO / 'urdf/six_axis_3kg.urdf'
+ACCELERATION = [20.0, 20.0, 20.0, 25.0, 25.0, 25.0]     # rad/s², the node's acceleration_limits
+MARGIN = 0.02                                          # the node's limit_margin
+# Deliberately looser than the node (acceleration 50 rad/s², margin 0.01): the node's own
+# limits must win.
+TINY = {'harmonics': 2, 'period': 4.0, 'periods': 1, 'samples': 20,
+        'limits': {'margin': 0.01, 'acceleration': 50.0},
+        'optimizer': {'ga': {'population': 6, 'generations': 2}, 'local': {'iterations': 2}}}
+TIMEOUT = 20.0
+DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90
+_domain_offset = iter(range(10))
+
+
+class Graph:
+    """The excitation node and a client node in one executor of their own context."""
+
+    def __init__(self, rclpy, context, optimizer_config: str, out_dir: Path):
+        from rclpy.action import ActionClient
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.parameter import Parameter
+        from sensor_msgs.msg import JointState
+
+        from excitation_node.excitation_node import ExcitationNode
+        from ident_msgs.action import RunExcitation
+        from ident_msgs.msg import ExcitationTrajectory
+        from ident_msgs.srv import OptimizeExcitation
+        from ident_node.runtime import LATCHED_QOS
+
+        self.node = ExcitationNode(context=context, parameter_overrides=[
+            Parameter('urdf_file', value=str(URDF)),
+            Parameter('acceleration_limits', value=ACCELERATION),
+            Parameter('limit_margin', value=MARGIN),
+            Parameter('optimizer_config', value=optimizer_config),
+            Parameter('optimization_budget', value=10.0),
+            Parameter('optimized_trajectory_dir', value=str(out_dir))])
+        self.client = rclpy.create_node('optimize_test_client', context=context)
+        self.executor = SingleThreadedExecutor(context=context)
+        for node in (self.node, self.client):
+            self.executor.add_node(node)
+        self.optimize = self.client.create_client(OptimizeExcitation, '/excitation_node/optimize')
+        self.run = ActionClient(self.client, RunExcitation, '/excitation_node/run')
+        self.described = []
+        self.client.create_subscription(ExcitationTrajectory, '/excitation_node/trajectory',
+                                        self.described.append, LATCHED_QOS)
+        self.joint_states = self.client.create_publisher(JointState, '/joint_states', 10)
+        self.state = JointState(name=list(self.node.robot.joint_names),
+                                position=[0.0] * self.node.robot.n)
+        self.client.create_timer(0.02, lambda: self.joint_states.publish(self.state))
+        self.spin_until(lambda: self.optimize.service_is_ready()
+                        and self.run.server_is_ready(), 'the excitation node')
+
+    def spin_until(self, condition, what: str, timeout: float = TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f'timeout ({timeout:g} s) waiting for {what}'
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def request(self, **fields):
+        from ident_msgs.srv import OptimizeExcitation
+        return self.optimize.call_async(OptimizeExcitation.Request(**fields))
+
+    def send_goal(self, **fields):
+        """The goal handle (accepted or not)."""
+        from ident_msgs.action import RunExcitation
+        future = self.run.send_goal_async(RunExcitation.Goal(**fields))
+        self.spin_until(future.done, 'the goal response')
+        return future.result()
+
+    def result(self, goal_handle):
+        future = goal_handle.get_result_async()
+        self.spin_until(future.done, 'the goal result')
+        return future.result().result
+
+    def close(self):
+        self.executor.shutdown()
+        for node in (self.client, self.node):
+            node.destroy_node()
+
+
+@pytest.fixture
+def graph(monkeypatch, tmp_path):
+    """Factory of a Graph for an optimiser config path, in a ROS domain of this test alone."""
+    import rclpy
+
+    domain = DOMAIN_BASE + next(_domain_offset)
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(domain))
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    made = []
+
+    def make(optimizer_config: str) -> Graph:
+        made.append(Graph(rclpy, context, optimizer_config, tmp_path / 'out'))
+        return made[-1]
+    try:
+        yield make
+    finally:
+        for g in made:
+            g.close()
+        rclpy.try_shutdown(context=context)
+
+
+def test_optimize_writes_a_feasible_trajectory_that_an_empty_goal_then_runs(graph, tmp_path):
+    from ident_node.conversions import trajectory_from_msg
+
+    config = tmp_path / 'tiny.yaml'
+    config.write_text(yaml.safe_dump(TINY))
+    g = graph(str(config))
+
+    # Nothing optimised yet: an empty goal fails and says what to do.
+    handle = g.send_goal()
+    assert handle.accepted
+    result = g.result(handle)
+    assert not result.success
+    assert 'trajectory_file or trajectory' in result.message
+    assert '/excitation_node/optimize first' in result.message
+
+    first = g.request(seed=3, budget=5.0)
+    second = g.request(seed=4, budget=5.0)
+    g.spin_until(second.done, 'the second reply')
+    assert not second.result().success
+    assert 'already running' in second.result().message
+    if not first.done():                 # the node answers while it optimises
+        assert not g.send_goal().accepted
+    g.spin_until(first.done, 'the optimisation')
+    reply = first.result()
+    assert reply.success, reply.message
+
+    path = Path(reply.trajectory_file)
+    assert path.is_absolute() and path.parent == tmp_path / 'out'
+    assert path.name == 'six_axis_3kg_ga-local_cond_seed3.yaml'
+    trajectory = load_trajectory(path)
+    assert trajectory.name == path.stem
+    assert reply.cond == pytest.approx(trajectory.extra['objectives']['cond'], rel=1e-12)
+    assert reply.dopt == pytest.approx(trajectory.extra['objectives']['dopt'], rel=1e-12)
+    assert reply.seconds > 0
+    assert trajectory.harmonics == 2 and trajectory.period == pytest.approx(4.0)
+    sent = trajectory_from_msg(reply.trajectory)
+    assert np.allclose(sent.a, trajectory.a) and np.allclose(sent.q0, trajectory.q0)
+
+    # Within the node's limits (not only the looser ones of the file), every 1 ms.
+    robot = load_robot(URDF)
+    limits = JointLimits.from_robot(robot, ACCELERATION).with_margin(MARGIN) \
+        .reordered(list(trajectory.joint_names))
+    t = np.arange(0.0, trajectory.period, 0.001)
+    q, qd, qdd = trajectory.evaluate(t)
+    assert not limits.violations(t, q, qd, qdd)
+    assert np.abs(qdd).max(axis=0).max() > 0.01             # it does move
+
+    # An empty goal now runs the optimised trajectory; no optimisation meanwhile.
+    handle = g.send_goal()
+    assert handle.accepted
+    g.spin_until(lambda: g.described, 'the ~/trajectory description')
+    assert g.described[-1].name == trajectory.name
+    busy = g.request(seed=5, budget=5.0)
+    g.spin_until(busy.done, 'the reply while running')
+    assert not busy.result().success
+    assert 'an excitation is running' in busy.result().message
+    cancel = handle.cancel_goal_async()
+    g.spin_until(cancel.done, 'the cancel response')
+    result = g.result(handle)
+    assert not result.success and 'cancel' in result.message
+
+
+def test_bad_config_path_fails_cleanly_and_the_node_keeps_serving(graph, tmp_path):
+    missing = tmp_path / 'nowhere' / 'optimizer.yaml'
+    g = graph(str(missing))
+    for seed in (0, 1):
+        future = g.request(seed=seed, budget=1.0)
+        g.spin_until(future.done, 'the reply')
+        reply = future.result()
+        assert not reply.success
+        assert str(missing) in reply.message and 'not found' in reply.message
+        assert reply.trajectory_file == ''
+    assert not g.node.optimizing and g.node.optimized is None
+
+
+def test_optimizer_settings_take_the_node_limits_and_the_request_fields(tmp_path):
+    path = tmp_path / 'cfg.yaml'
+    path.write_text(yaml.safe_dump(TINY))
+    config = load_excitation_config(path)
+    out = optimizer_settings(config, np.array(ACCELERATION), MARGIN)
+    assert out.acceleration == ACCELERATION
+    assert out.margin == MARGIN                                 # the node's, larger than 0.01
+    assert (out.harmonics, out.period, out.objective) == (2, 4.0, 'cond')
+    assert optimizer_settings(config.with_changes(margin=0.05), [10.0] * 6, MARGIN).margin == 0.05
+    changed = optimizer_settings(config, ACCELERATION, MARGIN, 'dopt', 3, 6.0)
+    assert (changed.harmonics, changed.period, changed.objective) == (3, 6.0, 'dopt')
+    assert config.harmonics == 2                                # the loaded config is unchanged
+    with pytest.raises(InputError, match='objective'):
+        optimizer_settings(config, ACCELERATION, MARGIN, objective='fast')
+    with pytest.raises(InputError, match='locked_joints'):
+        optimizer_settings(ExcitationConfig(locked_joints={'joint6': 0.0}), ACCELERATION,
+                           MARGIN)
+
+
+def test_period_violations_sees_a_trajectory_beyond_the_node_limits():
+    robot = load_robot(URDF)
+    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    limits = JointLimits.from_robot(robot, ACCELERATION).with_margin(MARGIN)
+    assert period_violations(trajectory, limits) == []
+    tight = JointLimits.from_robot(robot, 1.0)
+    assert any('acceleration' in v for v in period_violations(trajectory, tight))

@@ -41,7 +41,7 @@ from ident_core.errors import ExcitationError, IdentError, InputError
 from ident_core.excitation import (ExcitationConfig, ExcitationProblem, load_excitation_config,
                                    optimize_excitation)
 from ident_core.fourier import FourierTrajectory, load_trajectory
-from ident_core.motion import CHECK_STEP, ExcitationPlan, JointLimits, stop_segment
+from ident_core.motion import ExcitationPlan, JointLimits, period_violations, stop_segment
 from ident_core.robot_model import load_robot
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory
@@ -402,12 +402,6 @@ def optimizer_settings(config: ExcitationConfig, acceleration, margin: float, ob
     return config.with_changes(acceleration=[float(a) for a in acceleration],
                                margin=max(config.margin, margin), objective=objective or None,
                                harmonics=int(harmonics) or None, period=float(period) or None)
-
-
-def period_violations(trajectory: FourierTrajectory, limits: JointLimits) -> list[str]:
-    """Limit violations of one period of ``trajectory`` (periodic) sampled every CHECK_STEP s."""
-    t = np.arange(0.0, trajectory.period, CHECK_STEP)
-    return limits.reordered(list(trajectory.joint_names)).violations(t, *trajectory.evaluate(t))
 
 
 def _name(text: str) -> str:

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import yaml
 
-from excitation_node.excitation_node import optimizer_settings, period_violations
+from excitation_node.excitation_node import optimizer_settings
 from ident_core.errors import InputError
 from ident_core.excitation import ExcitationConfig, load_excitation_config
 from ident_core.fourier import load_trajectory
-from ident_core.motion import JointLimits
+from ident_core.motion import JointLimits, period_violations
 from ident_core.robot_model import load_robot
 
 REPO = Path(__file__).resolve().parents[3]

@@ -51,7 +51,7 @@ def run(args) -> int:
     problem = ExcitationProblem(robot, config)
     with _Progress(disable=args.no_progress) as progress:
         result = optimize_excitation(problem, args.optimizer, args.seed, args.budget,
-                                     progress.update, name=_name(args.out))
+                                     progress.update, name=Path(args.out).stem)
     out = result.trajectory.save(args.out)
     for stage in result.stages:
         print(f'{stage["name"]:<8} cond {stage["cond"]:10.4g}  dopt {stage["dopt"]:10.4g}  '
@@ -88,10 +88,6 @@ def _print(objectives: dict, margins: dict) -> None:
         c = margins['collision']
         print(f'min distance to collision {c["distance"]:.4g} m ({c["pair"][0]} – {c["pair"][1]} '
               f'at t = {c["t"]:.3f} s; required {c["clearance"]:g} m)')
-
-
-def _name(path: str) -> str:
-    return Path(path).stem
 
 
 class _Progress:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,55 @@ from .results import write_atomic
 FORMAT = 'robot-ident/excitation/1'
 _KNOWN = {'format', 'name', 'joint_names', 'wf', 'period', 'periods', 'q0', 'a', 'b', 'source',
           'objectives', 'margins', 'urdf_sha256'}
+
+
+@dataclass
+class FourierBasis:
+    """Eq. (14) sampled at times t (M,), for N harmonics: each of q − q0, qd and qdd is
+    ``A a_iᵀ + B b_iᵀ`` per joint, with the (M, N) matrices of ``matrices``.
+
+    Attributes:
+        t: (M,) s. step: spacing h of the samples, s (0 if not equally spaced).
+        s, c: (M, N) sin(wf l t), cos(wf l t). wl: (N,) wf·l, rad/s.
+    """
+
+    t: np.ndarray
+    step: float
+    s: np.ndarray
+    c: np.ndarray
+    wl: np.ndarray
+
+    @classmethod
+    def at(cls, wf: float, harmonics: int, t, step: float = 0.0) -> 'FourierBasis':
+        """The basis at times t (M,) s."""
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        wl = wf * np.arange(1, harmonics + 1)
+        arg = np.outer(t, wl)
+        return cls(t, step, np.sin(arg), np.cos(arg), wl)
+
+    @classmethod
+    def over_period(cls, wf: float, harmonics: int, samples: int) -> 'FourierBasis':
+        """``samples`` equally spaced times over one period, from t = 0."""
+        period = 2 * math.pi / wf
+        return cls.at(wf, harmonics, np.arange(samples) * period / samples, period / samples)
+
+    @cached_property
+    def matrices(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """((A, B) of q − q0, (A, B) of qd, (A, B) of qdd): the derivatives of the samples
+        with respect to the coefficients a_il and b_il, each (M, N)."""
+        s, c, wl = self.s, self.c, self.wl
+        return (s / wl, -c / wl), (c, s), (-s * wl, c * wl)
+
+    def motion(self, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q − q0, qd, qdd), each (M, n), of coefficients a, b (n, N)."""
+        return tuple(pa @ a.T + pb @ b.T for pa, pb in self.matrices)
+
+    def taylor(self, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n,) bounds on how far q, qd, qdd can exceed their sampled extremes between samples
+        ``step`` apart: ``sup|x''| h²/8`` with ``sup|x''| <= Σ_l |(a_l, b_l)| (wf l)^(k+1)``."""
+        r = np.hypot(a, b)
+        h2 = self.step ** 2 / 8
+        return tuple(r @ self.wl ** (k + 1) * h2 for k in (0, 1, 2))
 
 
 @dataclass
@@ -85,13 +135,8 @@ class FourierTrajectory:
             q, qd, qdd: (M, n) arrays (M = 1 for a scalar t).
         """
         t = np.atleast_1d(np.asarray(t, dtype=float))
-        l = np.arange(1, self.harmonics + 1)
-        wl = self.wf * l
-        s, c = np.sin(np.outer(t, wl)), np.cos(np.outer(t, wl))
-        q = self.q0 + s @ (self.a / wl).T - c @ (self.b / wl).T
-        qd = c @ self.a.T + s @ self.b.T
-        qdd = -s @ (self.a * wl).T + c @ (self.b * wl).T
-        return q, qd, qdd
+        f, qd, qdd = FourierBasis.at(self.wf, self.harmonics, t).motion(self.a, self.b)
+        return self.q0 + f, qd, qdd
 
     def to_dict(self) -> dict:
         """The YAML content (plain Python types)."""

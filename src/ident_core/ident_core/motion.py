@@ -218,6 +218,17 @@ def _shortest(make, limits, min_duration, what) -> Segment:
         duration *= 1.1
 
 
+def period_violations(trajectory: FourierTrajectory, limits: JointLimits) -> list[str]:
+    """``limits.violations`` of one period of ``trajectory`` (periodic), sampled every
+    ``CHECK_STEP`` s; ``limits`` may name the joints in any order.
+
+    Raises:
+        InputError: ``limits`` lack a joint of the trajectory.
+    """
+    t = np.arange(0.0, trajectory.period, CHECK_STEP)
+    return limits.reordered(list(trajectory.joint_names)).violations(t, *trajectory.evaluate(t))
+
+
 PHASES = ('approach', 'excite', 'stop')
 
 
@@ -242,8 +253,7 @@ class ExcitationPlan:
         self.trajectory = trajectory
         self.periods = int(periods or trajectory.periods)
         self.limits = limits
-        t = np.arange(0.0, trajectory.period, CHECK_STEP)
-        problems = limits.violations(t, *trajectory.evaluate(t))
+        problems = period_violations(trajectory, limits)
         if problems:
             raise ExcitationError(f'trajectory {trajectory.name!r} violates the limits: '
                                   + '; '.join(problems))

@@ -13,6 +13,7 @@ import numpy as np
 import pinocchio as pin
 
 from .datasets import Dataset
+from .fourier import FourierBasis
 from .robot_model import RobotModel
 from .transmission import Transmission
 
@@ -73,14 +74,10 @@ def fourier_trajectory(robot: RobotModel, t: np.ndarray, rng: np.random.Generato
         q, qd, qdd: (N, n) closed-form positions, velocities, accelerations.
     """
     n = robot.n
-    wf = 2 * np.pi / period
     l = np.arange(1, harmonics + 1)
     a = rng.normal(size=(n, harmonics)) / l
     b = rng.normal(size=(n, harmonics)) / l
-    arg = wf * np.outer(t, l)                                   # (N, H)
-    q = (np.sin(arg) @ (a / (wf * l)).T - np.cos(arg) @ (b / (wf * l)).T)
-    qd = np.cos(arg) @ a.T + np.sin(arg) @ b.T
-    qdd = -np.sin(arg) @ (a * wf * l).T + np.cos(arg) @ (b * wf * l).T
+    q, qd, qdd = FourierBasis.at(2 * np.pi / period, harmonics, t).motion(a, b)
     lo, hi = _finite_limits(robot)
     centre = (lo + hi) / 2
     q -= q.mean(axis=0)

@@ -18,7 +18,7 @@ from ident_core.excitation import (ExcitationProblem, config_from_dict, load_exc
                                    optimize_excitation)
 from ident_core.excitation.collision import CollisionModel
 from ident_core.excitation.constraints import Constraints
-from ident_core.excitation.problem import Basis
+from ident_core.fourier import FourierBasis as Basis
 from ident_core.fourier import FourierTrajectory, load_trajectory
 from ident_core.regressor import Regressor
 from ident_core.robot_model import load_robot

@@ -256,12 +256,11 @@ def _box_rows(problem, span, lo) -> scipy.optimize.LinearConstraint:
     rows ``x_i(t_k)`` for every joint, kind and sample."""
     basis, n, N = problem.objective_basis, problem.n, problem.harmonics
     lim = problem.constraints.limits
-    kinds = ((basis.s / basis.wl, -basis.c / basis.wl, 1.0, lim.lower, lim.upper),
-             (basis.c, basis.s, 0.0, -lim.velocity, lim.velocity),
-             (-basis.s * basis.wl, basis.c * basis.wl, 0.0, -lim.acceleration, lim.acceleration))
+    bounds = ((1.0, lim.lower, lim.upper), (0.0, -lim.velocity, lim.velocity),
+              (0.0, -lim.acceleration, lim.acceleration))
     rows, lower, upper = [], [], []
     m = len(basis.t)
-    for pa, pb, offset, lo_lim, hi_lim in kinds:
+    for (pa, pb), (offset, lo_lim, hi_lim) in zip(basis.matrices, bounds):
         for i in range(n):
             block = np.zeros((m, problem.dim))
             block[:, i * N:(i + 1) * N] = pa
@@ -283,21 +282,14 @@ def _torque_rows(problem, span, lo) -> scipy.optimize.NonlinearConstraint:
     basis, n, N = problem.objective_basis, problem.n, problem.harmonics
     model, data = problem.robot.model, problem.robot.model.createData()
     effort = problem.constraints.effort
-    dq_da, dq_db = basis.s / basis.wl, -basis.c / basis.wl
-    dv_da, dv_db = basis.c, basis.s
-    dacc_da, dacc_db = -basis.s * basis.wl, basis.c * basis.wl
-
-    def state(z):
-        a, b, q0 = problem.unpack(lo + z * span)
-        f, qd, qdd = basis.motion(a, b)
-        return q0 + f, qd, qdd
+    (dq_da, dq_db), (dv_da, dv_db), (dacc_da, dacc_db) = basis.matrices
 
     def fun(z):
-        q, qd, qdd = state(z)
-        return (problem.constraints.torques(q, qd, qdd) / effort).ravel()
+        return (problem.constraints.torques(*problem.samples(lo + z * span, basis))
+                / effort).ravel()
 
     def jac(z):
-        q, qd, qdd = state(z)
+        q, qd, qdd = problem.samples(lo + z * span, basis)
         out = np.zeros((len(q), n, problem.dim))
         for k in range(len(q)):
             dtq, dtv, dta = pin.computeRNEADerivatives(model, data, q[k], qd[k], qdd[k])

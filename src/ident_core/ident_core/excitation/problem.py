@@ -21,12 +21,12 @@ Repair (every optimiser uses it):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..errors import ExcitationError
-from ..fourier import FourierTrajectory
+from ..fourier import FourierBasis, FourierTrajectory
 from ..motion import CHECK_STEP
 from ..robot_model import RobotModel
 from .config import ExcitationConfig
@@ -35,49 +35,6 @@ from .objective import BaseRegressorCriteria
 
 CONSTRAINT_OVERSAMPLING = 2     # constraint samples per objective sample
 BISECTION_STEPS = 6
-
-
-@dataclass
-class Basis:
-    """Eq. (14) sampled at times t (M,): ``q = q0 + a Pᵀ − b Qᵀ`` per joint, etc.
-
-    Attributes:
-        t: (M,) s. step: sample spacing h, s.
-        s, c: (M, N) sin(wf l t), cos(wf l t). wl: (N,) wf·l, rad/s.
-    """
-
-    t: np.ndarray
-    step: float
-    s: np.ndarray
-    c: np.ndarray
-    wl: np.ndarray
-
-    @classmethod
-    def over_period(cls, wf: float, harmonics: int, samples: int) -> 'Basis':
-        """``samples`` equally spaced times over one period."""
-        period = 2 * math.pi / wf
-        t = np.arange(samples) * period / samples
-        return cls.at(wf, harmonics, t, period / samples)
-
-    @classmethod
-    def at(cls, wf: float, harmonics: int, t: np.ndarray, step: float) -> 'Basis':
-        wl = wf * np.arange(1, harmonics + 1)
-        arg = np.outer(t, wl)
-        return cls(t, step, np.sin(arg), np.cos(arg), wl)
-
-    def motion(self, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(f, qd, qdd) (M, n): the motion about q0 (q = q0 + f) of coefficients a, b (n, N)."""
-        f = self.s @ (a / self.wl).T - self.c @ (b / self.wl).T
-        qd = self.c @ a.T + self.s @ b.T
-        qdd = -self.s @ (a * self.wl).T + self.c @ (b * self.wl).T
-        return f, qd, qdd
-
-    def taylor(self, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(n,) bounds on how far q, qd, qdd can exceed their sampled extremes between samples:
-        ``sup|x''| h²/8`` with ``sup|x''| <= Σ_l |(a_l, b_l)| (wf l)^(k+1)``."""
-        r = np.hypot(a, b)
-        h2 = self.step ** 2 / 8
-        return tuple(r @ self.wl ** (k + 1) * h2 for k in (0, 1, 2))
 
 
 class ExcitationProblem:
@@ -105,8 +62,8 @@ class ExcitationProblem:
         self.dim = self.n * (2 * self.harmonics + 1)
         self.criteria = BaseRegressorCriteria(robot, config.spec)
         self.constraints = Constraints(robot, config)
-        self.objective_basis = Basis.over_period(self.wf, self.harmonics, config.samples)
-        self.constraint_basis = Basis.over_period(self.wf, self.harmonics,
+        self.objective_basis = FourierBasis.over_period(self.wf, self.harmonics, config.samples)
+        self.constraint_basis = FourierBasis.over_period(self.wf, self.harmonics,
                                                   CONSTRAINT_OVERSAMPLING * config.samples)
         self.lower, self.upper = self._bounds()
 
@@ -141,7 +98,8 @@ class ExcitationProblem:
         return self.pack(trajectory.a[order], trajectory.b[order], trajectory.q0[order])
 
     # repair and cost ------------------------------------------------------------------------
-    def repair(self, x, basis: Basis | None = None) -> tuple[np.ndarray | None, str | None]:
+    def repair(self, x, basis: FourierBasis | None = None) \
+            -> tuple[np.ndarray | None, str | None]:
         """Steps 1–3 of the module docstring on ``basis`` (default: the constraint grid).
 
         Returns:
@@ -195,12 +153,15 @@ class ExcitationProblem:
         f, qd, qdd = basis.motion(a * scale, b * scale)
         return self.constraints.dynamic_violation(basis.t, q0 + f, qd, qdd)
 
-    def evaluate(self, x, basis: Basis | None = None) -> dict:
-        """{'cond', 'dopt'} of genes x (no repair) on ``basis`` (default: objective grid)."""
-        basis = basis or self.objective_basis
+    def samples(self, x, basis: FourierBasis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """q, qd, qdd (M, n) of genes x at the times of ``basis``."""
         a, b, q0 = self.unpack(x)
         f, qd, qdd = basis.motion(a, b)
-        return self.criteria.evaluate(q0 + f, qd, qdd)
+        return q0 + f, qd, qdd
+
+    def evaluate(self, x, basis: FourierBasis | None = None) -> dict:
+        """{'cond', 'dopt'} of genes x (no repair) on ``basis`` (default: objective grid)."""
+        return self.criteria.evaluate(*self.samples(x, basis or self.objective_basis))
 
     def cost(self, x) -> tuple[float, np.ndarray]:
         """(cost, repaired genes) for the optimisers: log(cond) or dopt of the repaired genes;
@@ -218,12 +179,11 @@ class ExcitationProblem:
         return values['dopt']
 
     # final check ---------------------------------------------------------------------------
-    def dense_basis(self, period: float | None = None, harmonics: int | None = None,
-                    wf: float | None = None) -> Basis:
+    @cached_property
+    def dense_basis(self) -> FourierBasis:
         """Samples every ``CHECK_STEP`` (1 ms) over one period."""
-        wf = wf or self.wf
-        t = np.arange(0.0, 2 * math.pi / wf, CHECK_STEP)
-        return Basis.at(wf, harmonics or self.harmonics, t, CHECK_STEP)
+        t = np.arange(0.0, 2 * math.pi / self.wf, CHECK_STEP)
+        return FourierBasis.at(self.wf, self.harmonics, t, CHECK_STEP)
 
     def finalize(self, x) -> np.ndarray:
         """Repair on the 1 ms grid and verify: the returned genes satisfy every constraint.
@@ -231,41 +191,38 @@ class ExcitationProblem:
         Raises:
             ExcitationError: naming the constraint that cannot be met.
         """
-        dense = self.dense_basis()
-        repaired, problem = self.repair(x, dense)
+        repaired, problem = self.repair(x, self.dense_basis)
         if repaired is None:
             raise ExcitationError(f'no feasible excitation: {problem}')
-        violations = self.violations(repaired, dense)
+        violations = self.violations(repaired)
         if violations:
             raise ExcitationError('the excitation violates: ' + '; '.join(violations))
         return repaired
 
-    def violations(self, x, basis: Basis | None = None) -> list[str]:
+    def violations(self, x, basis: FourierBasis | None = None) -> list[str]:
         """Every constraint violated by genes x on ``basis`` (default: 1 ms grid), described;
         position, velocity and acceleration include the between-sample Taylor bound."""
-        basis = basis or self.dense_basis()
-        a, b, q0 = self.unpack(x)
-        f, qd, qdd = basis.motion(a, b)
+        basis = basis or self.dense_basis
+        a, b, _ = self.unpack(x)
+        q, qd, qdd = self.samples(x, basis)
         bq, bv, ba = basis.taylor(a, b)
         lim = self.constraints.limits
         problems = []
         for i, j in enumerate(self.robot.joint_names):
-            checks = (('position', min(q0[i] + f[:, i].min() - bq[i] - lim.lower[i],
-                                       lim.upper[i] - q0[i] - f[:, i].max() - bq[i])),
+            checks = (('position', min(q[:, i].min() - bq[i] - lim.lower[i],
+                                       lim.upper[i] - q[:, i].max() - bq[i])),
                       ('velocity', lim.velocity[i] - np.abs(qd[:, i]).max() - bv[i]),
                       ('acceleration', lim.acceleration[i] - np.abs(qdd[:, i]).max() - ba[i]))
             problems += [f'joint {j}: {kind} limit exceeded by {-m:.3g}'
                          for kind, m in checks if m < -1e-9]
-        dynamic = self.constraints.dynamic_violation(basis.t, q0 + f, qd, qdd)
+        dynamic = self.constraints.dynamic_violation(basis.t, q, qd, qdd)
         return problems + ([dynamic] if dynamic else [])
 
     def report(self, x) -> dict:
         """Objective values (objective grid) and constraint margins (1 ms grid) of genes x."""
-        dense = self.dense_basis()
-        a, b, q0 = self.unpack(x)
-        f, qd, qdd = dense.motion(a, b)
         values = self.evaluate(x)
         return {'objectives': {'cond': values['cond'], 'dopt': values['dopt'],
                                'samples': self.config.samples,
                                'base_parameters': self.criteria.base.count},
-                'margins': self.constraints.margins(dense.t, q0 + f, qd, qdd)}
+                'margins': self.constraints.margins(self.dense_basis.t,
+                                                    *self.samples(x, self.dense_basis))}

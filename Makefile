@@ -16,8 +16,7 @@ setup:
 	bash scripts/setup.sh
 
 test: setup
-	$(ENV) python -m pytest -q src/ident_core/test src/ident_launch/test src/ident_node/test \
-	    src/excitation_node/test src/ident_sim/test tests
+	$(ENV) ruff check . && python -m pytest -q src/*/test tests
 
 # The main job: the ROS 2 graph on the simulated 6-axis arm (excitation -> recording ->
 # identification -> validation), results in output/demo/.

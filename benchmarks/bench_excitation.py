@@ -22,17 +22,18 @@ import os
 # Small matrices only: multithreaded BLAS is slower here, and much slower on a busy machine.
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
-import argparse  # noqa: E402
-import importlib.metadata  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import importlib.metadata
+import statistics
+import sys
+import time
+from pathlib import Path
 
-from ident_core.excitation import (ExcitationProblem, config_from_dict,  # noqa: E402
-                                   load_excitation_config, optimize_excitation)
-from ident_core.fourier import load_trajectory  # noqa: E402
-from ident_core.robot_model import load_robot  # noqa: E402
+from ident_core.excitation.config import config_from_dict, load_excitation_config
+from ident_core.excitation.fourier import load_trajectory
+from ident_core.excitation.optimize import optimize_excitation
+from ident_core.excitation.problem import ExcitationProblem
+from ident_core.model.robot import load_robot
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get('DATA_DIR', REPO.parent / 'shared' / 'data'))
@@ -40,7 +41,7 @@ GAZ_PANDA_COND = 121.9
 OPTIMIZERS = ('random', 'random-repair', 'ga+local')
 SEVEN_DOF_SETTINGS = {
     'harmonics': 6, 'period': 10.0, 'samples': 100, 'objective': 'cond',
-    'regressor': {'friction': 'viscous-coulomb-offset', 'rotor_inertia': False},
+    'regressor': {'friction': 'coulomb-viscous-offset', 'rotor_inertia': False},
     'optimizer': {'random': {'candidates': 200},
                   'ga': {'population': 40, 'generations': 60, 'elite': 2},
                   'local': {'iterations': 60}}}
@@ -91,8 +92,8 @@ def run_robot(name, robot, config, seeds, budget) -> dict:
     problem = ExcitationProblem(robot, config)
     print(f'\n== {name}: {robot.n} joints, {problem.criteria.base.count} base parameters, '
           f'{problem.dim} genes, {config.harmonics} harmonics, period {config.period:g} s, '
-          f'torque {"on" if config.torque else "off"}, collision '
-          f'{"on" if config.collision else "off"}', flush=True)
+          f'torque {"on" if config.limits.torque else "off"}, collision '
+          f'{"on" if config.collision.enabled else "off"}', flush=True)
     rows = {k: [] for k in ('random', 'random-repair', 'ga', 'ga+local')}
     for seed in range(seeds):
         for optimizer in OPTIMIZERS:
@@ -150,7 +151,7 @@ def summarize(name, rows, seven_dof) -> list[str]:
 def table1(budget) -> None:
     robot, config = six_axis()
     trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
-    config = config.with_changes(period=trajectory.period, harmonics=trajectory.harmonics)
+    config = config.updated(period=trajectory.period, harmonics=trajectory.harmonics)
     problem = ExcitationProblem(robot, config)
     x = problem.genes(trajectory)
     values, violations = problem.evaluate(x), problem.violations(x)

@@ -16,28 +16,28 @@ from pathlib import Path
 
 import numpy as np
 
-from ident_core.base_parameters import compute_base_parameters
-from ident_core.estimators import estimate
-from ident_core.identification import Settings, preprocess, regression_data
-from ident_core.regressor import Regressor
-from ident_core.robot_model import load_robot
-from ident_core.synthetic import perturbed_parameters, synthetic_dataset
+from ident_core.estimation.estimators import estimate
+from ident_core.estimation.identification import IdentificationConfig, preprocess, regression_data
+from ident_core.model.base_parameters import compute_base_parameters
+from ident_core.model.regressor import Regressor
+from ident_core.model.robot import load_robot
+from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 
 DEFAULT_URDF = Path(os.environ.get('DATA_DIR', Path(__file__).resolve().parents[2]
                                    / 'shared/data/kuka_lwr4')) / 'kuka_lwr4.urdf'
 
 
-def run(robot, dataset, settings) -> dict:
+def run(robot, dataset, config) -> dict:
     timings = {}
     t0 = time.perf_counter()
-    regressor = Regressor(robot, settings.spec, dataset.transmission)
-    base = compute_base_parameters(regressor, seed=settings.seed)
+    regressor = Regressor(robot, config.spec, dataset.transmission)
+    base = compute_base_parameters(regressor, seed=config.seed)
     timings['base parameters (QR)'] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    p = preprocess(dataset, robot, settings)
+    p = preprocess(dataset, robot, config)
     timings['preprocess (filter, differences)'] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    factor = p.decimation(settings.decimate)
+    factor = p.decimation(config.decimate)
     w, tau = regression_data(regressor, base, p, factor)
     timings['regressor (+ parallel decimation)'] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -64,7 +64,7 @@ def main() -> int:
     print(f'{robot.urdf.name}: {robot.n} joints, {samples} samples '
           f'({args.seconds:g} s at {args.rate:g} Hz)')
     for label, decimate in (('default (automatic decimation)', 0), ('no decimation', 1)):
-        out = run(robot, dataset, Settings(rotor_inertia=True, decimate=decimate))
+        out = run(robot, dataset, IdentificationConfig(rotor_inertia=True, decimate=decimate))
         core = (out['timings']['regressor (+ parallel decimation)']
                 + out['timings']['WLS (OLS + weighted QR)'])
         print(f'\n{label}: decimation ×{out["factor"]}, WLS on {out["rows"]} rows × '

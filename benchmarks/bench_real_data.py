@@ -15,9 +15,9 @@ from pathlib import Path
 
 import yaml
 
-from ident_core.datasets import load_dataset
-from ident_core.identification import Settings, identify, validate
-from ident_core.robot_model import load_robot
+from ident_core.data.datasets import load_dataset
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.model.robot import load_robot
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO / 'config' / 'datasets'
@@ -34,7 +34,7 @@ def kuka(data: Path) -> None:
     for estimator in ('wls', 'ols'):
         for train, test in ((1, 2), (1, 3), (3, 1)):
             t0 = time.perf_counter()
-            model = identify(robot, [runs[train]], Settings(estimator=estimator))
+            model = identify(robot, [runs[train]], IdentificationConfig(estimator=estimator))
             m = validate(model, runs[test]).metrics
             print(f'm{train} → m{test}  {estimator:<9} {m["relative_error_percent"]:>10.2f} '
                   f'{m["nrms_percent"]:>8.3f} {m["absolute_error"]:>9.3f} '
@@ -47,7 +47,7 @@ def tx40(data: Path) -> None:
     robot = load_robot(folder / 'tx40_mdh_modified.urdf')
     first, last = load_dataset(DATASETS / 'staubli_tx40' / 'tx40.yaml').split(0.7)
     t0 = time.perf_counter()
-    model = identify(robot, [first], Settings(rotor_inertia=True))
+    model = identify(robot, [first], IdentificationConfig(rotor_inertia=True))
     m = validate(model, last).metrics
     print(f'\nStäubli TX40, identify on the first 70 %, validate on the last 30 % '
           f'({time.perf_counter() - t0:.2f} s, cond {model.stats["condition_number"]:.0f})')

@@ -37,17 +37,18 @@ else
     echo "$REQ_HASH" > .venv/.requirements.sha256
 fi
 
-# 4. colcon build (only when src/, launch/, config/, urdf/ (installed by ident_bringup),
-#    requirements or the location changed)
+# 4. colcon build (only when src/ (launch/, config/ and urdf/ live in src/ident_bringup),
+#    requirements or the location changed). A fresh build: setuptools never deletes the files of
+#    a module that was moved or removed, so an incremental one could keep stale modules.
 export AMENT_PREFIX_PATH=$VIRTUAL_ENV
 SRC_HASH=$( { echo "$ROOT $REQ_HASH"
-              find src launch config urdf -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
+              find src -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -path '*.egg-info/*' -print0 \
                   | LC_ALL=C sort -z | xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
 STAMP=install/.setup-build.sha256
 if [ "$(cat "$STAMP" 2>/dev/null)" = "$SRC_HASH" ]; then
     log "build: up to date"
 else
-    rm -f "$STAMP"
+    rm -rf build install
     log "build: colcon build (~15 s)..."
     mkdir -p log
     if ! colcon build --base-paths src --cmake-args -DBUILD_TESTING=OFF \

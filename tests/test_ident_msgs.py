@@ -3,8 +3,9 @@ import math
 
 import pytest
 from ament_index_python.packages import get_package_share_directory
-from ident_msgs.msg import IdentifiedParameters
 from rclpy.serialization import deserialize_message, serialize_message
+
+from ident_msgs.msg import IdentifiedParameters
 
 # lark (used by the rosidl runtime) imports deprecated sre_* modules.
 pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning:lark.*')

@@ -19,14 +19,14 @@ MOVING_JOINTS = {
 }
 LIMIT_ATTRS = ('lower', 'upper', 'velocity', 'effort')
 
-# payload_identification_2017, Table 1 (methods §4): per joint q0, a1, b1, a2, b2, ..., a6, b6.
+# payload_identification_2017, Table 1 (docs/methods.md §6): per joint q0, a1, b1, ..., a6, b6.
 TABLE1 = np.array([
-    [-0.001, 0.092, -1.071, 0.062, 0.096, -0.273, 0.839, 0.011, -0.050, 0.411, -0.290, 0.326, -0.064],
-    [-1.504, -0.027, -0.383, -0.051, -0.222, 0.387, -0.931, -0.375, -0.572, -0.434, 0.577, 0.461, 0.811],
-    [-1.303, -0.026, 0.795, -0.122, -0.429, 0.246, 0.598, -0.096, 0.838, -0.236, -0.320, 0.076, -0.498],
-    [-0.231, -0.250, -0.661, 0.111, 0.183, 0.492, -1.501, -0.514, -0.179, 0.107, 0.919, 0.838, 0.138],
-    [-0.136, -0.173, 0.616, -0.129, 0.873, 0.430, -0.678, -0.133, 0.017, 0.239, -0.895, -0.328, 0.848],
-    [-0.300, -0.667, -0.916, -0.044, 0.132, -1.158, -0.898, -0.467, -0.682, -0.234, -1.190, -0.351, 0.245],
+    [-0.001, 0.092, -1.071, 0.062, 0.096, -0.273, 0.839, 0.011, -0.050, 0.411, -0.290, 0.326, -0.064],  # noqa: E501
+    [-1.504, -0.027, -0.383, -0.051, -0.222, 0.387, -0.931, -0.375, -0.572, -0.434, 0.577, 0.461, 0.811],  # noqa: E501
+    [-1.303, -0.026, 0.795, -0.122, -0.429, 0.246, 0.598, -0.096, 0.838, -0.236, -0.320, 0.076, -0.498],  # noqa: E501
+    [-0.231, -0.250, -0.661, 0.111, 0.183, 0.492, -1.501, -0.514, -0.179, 0.107, 0.919, 0.838, 0.138],  # noqa: E501
+    [-0.136, -0.173, 0.616, -0.129, 0.873, 0.430, -0.678, -0.133, 0.017, 0.239, -0.895, -0.328, 0.848],  # noqa: E501
+    [-0.300, -0.667, -0.916, -0.044, 0.132, -1.158, -0.898, -0.467, -0.682, -0.234, -1.190, -0.351, 0.245],  # noqa: E501
 ])
 TABLE1_PERIOD = 5.0  # s
 
@@ -109,7 +109,7 @@ def test_scara_kinematics_and_limits():
 
 def test_six_axis_limits():
     root = ET.parse(URDF_DIR / 'six_axis_3kg.urdf').getroot()
-    lims = {n: l for n, _, _, l in moving_joints(root)}
+    lims = {n: limits for n, _, _, limits in moving_joints(root)}
     assert lims == {
         'joint1': (-2.9, 2.9, 3.5, 150.0), 'joint2': (-2.6, 1.2, 3.5, 150.0),
         'joint3': (-2.8, 1.6, 3.5, 80.0), 'joint4': (-3.0, 3.0, 5.0, 30.0),
@@ -121,12 +121,12 @@ def test_six_axis_limits_contain_table1_excitation():
     model = pin.buildModelFromUrdf(str(URDF_DIR / 'six_axis_3kg.urdf'))
     wf = 2 * math.pi / TABLE1_PERIOD
     t = np.linspace(0.0, TABLE1_PERIOD, 5001)
-    l = np.arange(1, 7)
+    order = np.arange(1, 7)
     q0, a, b = TABLE1[:, 0], TABLE1[:, 1::2], TABLE1[:, 2::2]
-    s, c = np.sin(wf * np.outer(t, l)), np.cos(wf * np.outer(t, l))   # (T, 6 harmonics)
-    q = q0 + s @ (a / (wf * l)).T - c @ (b / (wf * l)).T               # (T, 6 joints)
+    s, c = np.sin(wf * np.outer(t, order)), np.cos(wf * np.outer(t, order))   # (T, 6 harmonics)
+    q = q0 + s @ (a / (wf * order)).T - c @ (b / (wf * order)).T             # (T, 6 joints)
     qd = c @ a.T + s @ b.T
-    qdd = -s @ (a * wf * l).T + c @ (b * wf * l).T
+    qdd = -s @ (a * wf * order).T + c @ (b * wf * order).T
     # the closed forms are consistent with each other (periodic series, central differences)
     dt = t[1] - t[0]
     np.testing.assert_allclose(np.gradient(q, dt, axis=0)[1:-1], qd[1:-1], atol=1e-4)
@@ -179,7 +179,7 @@ def test_ros2_control_uses_ethercat_cia402_drives(robot):
         assert params['mode_of_operation'] == '8'
         config = Path(params['slave_config'])
         assert config.is_absolute() and config.is_file()
-        assert config.resolve() == REPO / 'config' / 'ethercat' / 'cia402_drive.yaml'
+        assert config.resolve() == (REPO / 'config' / 'ethercat' / 'cia402_drive.yaml').resolve()
         positions.append((int(params['alias']), int(params['position'])))
     assert len(set(positions)) == len(positions)
     assert [p for _, p in positions] == list(range(len(joints)))
@@ -296,7 +296,7 @@ def test_hardware_launch_file():
         assert n['args'].endswith(f' --param-file {controllers_file}')
     # the files the launch file names exist for every robot (share/ident_bringup = repository top)
     for name in ROBOTS:
-        def resolve(s):
+        def resolve(s, name=name):
             return Path(s.replace('$(find-pkg-share ident_bringup)', str(REPO))
                         .replace('$(var robot)', name))
         assert resolve(controllers_file).is_file()

@@ -17,7 +17,7 @@ import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.typesys import Stores, get_typestore
 
-from ident_core.evaluation import load_ground_truth
+from ident_core.sim.evaluation import load_ground_truth
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -29,11 +29,42 @@ def _environment() -> dict:
     return env
 
 
-def _launch(output: Path, *args: str) -> subprocess.Popen:
+def _launch(output: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         ['ident_launch', 'ident_bringup', 'sim.launch.yaml', f'output_dir:={output}', *args],
-        cwd=REPO, env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=REPO, env=env or _environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True)
+
+
+def _wait_for_excitation_period(env: dict, proc: subprocess.Popen, period: int,
+                                timeout: float) -> None:
+    """Wait until the excitation node's feedback reports the given period of the excitation
+    (the RunExcitation feedback topic, 4 Hz), in the graph's ROS domain."""
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    from ident_msgs.action import RunExcitation
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=int(env['ROS_DOMAIN_ID']))
+    try:
+        node = rclpy.create_node('sigint_test_observer', context=context)
+        seen = []
+        node.create_subscription(RunExcitation.Impl.FeedbackMessage,
+                                 '/excitation_node/run/_action/feedback',
+                                 lambda m: seen.append((m.feedback.phase, m.feedback.period)), 10)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        deadline = time.monotonic() + timeout
+        while not any(phase == 'excite' and p >= period for phase, p in seen):
+            assert proc.poll() is None, 'the launch ended before the excitation'
+            assert time.monotonic() < deadline, \
+                f'no feedback of excitation period {period} within {timeout} s (seen: {seen[-3:]})'
+            executor.spin_once(timeout_sec=0.1)
+        executor.shutdown()
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
 
 
 def _finish(proc: subprocess.Popen, timeout: float) -> str:
@@ -88,12 +119,15 @@ def test_identification_experiment_end_to_end(tmp_path):
 
 
 def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
-    proc = _launch(tmp_path, 'demo:=true')
+    env = _environment()
+    proc = _launch(tmp_path, 'demo:=true', env=env)
     bags = tmp_path / 'bags'
-    deadline = time.monotonic() + 60
-    while not any(bags.glob('identification_*')) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(6.0)                                    # well inside the excitation
+    try:
+        # well inside the excitation: a whole period (5 s) recorded, the robot moving
+        _wait_for_excitation_period(env, proc, period=2, timeout=120)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
     proc.send_signal(signal.SIGINT)
     out = _finish(proc, timeout=60)
     for node in ('ident_sim', 'recorder', 'excitation_node', 'identification_node'):

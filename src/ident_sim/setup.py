@@ -15,7 +15,8 @@ setup(
     zip_safe=True,
     maintainer='robot-ident maintainers',
     maintainer_email='maintainers@robot-ident.dev',
-    description='Simulated ros2_control hardware (joint_trajectory_controller + joint_state_broadcaster) and the simulated demo.',
+    description='Simulated ros2_control hardware (joint_trajectory_controller + '
+                'joint_state_broadcaster) and the simulated demo.',
     license='Apache-2.0',
     entry_points={
         'console_scripts': [

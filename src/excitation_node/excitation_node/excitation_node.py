@@ -21,13 +21,13 @@ refused while an excitation or another optimisation runs, a goal while an optimi
 """
 from __future__ import annotations
 
-import concurrent.futures
 import re
 import sys
-import threading
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
+from pydantic import Field, NonNegativeFloat, PositiveFloat
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
@@ -38,79 +38,105 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ident_core.errors import ExcitationError, IdentError, InputError
-from ident_core.excitation import (ExcitationConfig, ExcitationProblem, load_excitation_config,
-                                   optimize_excitation)
-from ident_core.fourier import FourierTrajectory, load_trajectory
-from ident_core.motion import ExcitationPlan, JointLimits, period_violations, stop_segment
-from ident_core.robot_model import load_robot
+from ident_core.excitation.config import ExcitationConfig, default_config, load_excitation_config
+from ident_core.excitation.fourier import FourierTrajectory, load_trajectory
+from ident_core.excitation.optimize import OPTIMIZERS, optimize_excitation
+from ident_core.excitation.problem import ExcitationProblem
+from ident_core.model.robot import load_robot
+from ident_core.motion.limits import JointLimits
+from ident_core.motion.plan import ExcitationPlan, Motion, period_violations
+from ident_core.schema import Schema, per_joint
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory
 from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
-from ident_node import runtime
-from ident_node.conversions import trajectory_from_msg, trajectory_to_msg
+from ident_ros import lifecycle, qos
+from ident_ros.conversions import trajectory_from_msg, trajectory_to_msg
+from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.worker import in_thread, with_timeout
 
 LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 
 
-class Motion:
-    """A plan started at ``start_ns`` (ROS time), possibly cut short by a stop segment."""
+class ExcitationNodeParameters(Schema):
+    """Parameters of the excitation node.
 
-    def __init__(self, plan: ExcitationPlan, start_ns: int):
-        self.plan, self.start_ns = plan, start_ns
-        self.stop = None
-        self.stop_at = None
+    Attributes
+    ----------
+    urdf_file : str
+        URDF of the robot (required): position and velocity limits, joint names.
+    acceleration_limits : list of float
+        [rad/s²], one for every joint or one per joint (URDF order).
+    limit_margin : float
+        Fraction of the position range, velocity and acceleration limit kept free, in
+        [0, 0.5).
+    command_topic : str
+        JointTrajectory topic of the joint_trajectory_controller.
+    joint_states_topic : str
+        Where the current position is read.
+    recorder_start_service, recorder_stop_service : str
+        The recorder's services.
+    point_period : float
+        Time between JointTrajectory points [s].
+    horizon : float
+        Motion covered by one JointTrajectory message [s].
+    send_period : float
+        Time between messages [s] (each replaces the rest of the previous one).
+    settle_time : float
+        Time at rest after the motion before the recording stops [s].
+    optimizer_config : str
+        Excitation config of ``~/optimize`` (empty: the defaults of that format).
+    optimizer : str
+        Default optimiser of ``~/optimize``.
+    optimization_budget : float
+        Wall-clock budget of an optimisation [s].
+    optimized_trajectory_dir : str
+        Where optimised trajectories are written.
+    """
 
-    @property
-    def end(self) -> float:
-        """Plan time (s) at which the robot is at rest again."""
-        return self.plan.duration if self.stop is None else self.stop_at + self.stop.duration
-
-    def sample(self, t: np.ndarray):
-        """q, qd, qdd (M, n) at plan times t (M,) s."""
-        if self.stop is None:
-            return self.plan.sample(t)
-        before = t < self.stop_at
-        out = [np.empty((len(t), self.plan.trajectory.n)) for _ in range(3)]
-        for mask, values in ((before, self.plan.sample(t[before]) if before.any() else None),
-                             (~before, self.stop.evaluate(t[~before] - self.stop_at)
-                              if (~before).any() else None)):
-            if values is not None:
-                for o, v in zip(out, values):
-                    o[mask] = v
-        return tuple(out)
-
-    def stop_at_time(self, t: float) -> None:
-        """Replace the rest of the motion, from plan time ``t``, by a stop segment."""
-        if self.stop is not None or t >= self.plan.stop_start:
-            return                   # already stopping (the plan ends with a stop)
-        state = tuple(x[0] for x in self.sample(np.array([t])))
-        self.stop = stop_segment(state, self.plan.limits, min_duration=0.2)
-        self.stop_at = t
+    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
+    acceleration_limits: list[float] = Field([10.0], description='rad/s², one value or one '
+                                             'per joint (URDF order)')
+    limit_margin: float = Field(0.02, ge=0, lt=0.5, description='fraction of each limit kept '
+                                'free')
+    command_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+                               description='JointTrajectory topic of the controller')
+    joint_states_topic: str = Field('/joint_states', description='current joint positions')
+    recorder_start_service: str = Field('/recorder/start', description="the recorder's start")
+    recorder_stop_service: str = Field('/recorder/stop', description="the recorder's stop")
+    point_period: PositiveFloat = Field(0.01, description='s between JointTrajectory points')
+    horizon: PositiveFloat = Field(1.0, description='s of motion per JointTrajectory message')
+    send_period: PositiveFloat = Field(0.25, description='s between JointTrajectory messages')
+    settle_time: NonNegativeFloat = Field(0.5, description='s at rest after the motion before '
+                                          'the recording stops')
+    optimizer_config: str = Field('', description='excitation config of ~/optimize (empty: '
+                                  'defaults)')
+    optimizer: Literal[OPTIMIZERS] = Field('ga+local', description='optimiser of ~/optimize')
+    optimization_budget: PositiveFloat = Field(120.0, description='s of wall-clock time per '
+                                               'optimisation')
+    optimized_trajectory_dir: str = Field('output/excitation',
+                                          description='where optimised trajectories go')
 
 
-class ExcitationNode(runtime.GracefulNode):
-    """The ``excitation_node``."""
+class ExcitationNode(lifecycle.GracefulNode):
+    """The ``excitation_node`` of the module docstring; keyword arguments (``context``,
+    ``parameter_overrides``) go to ``rclpy.node.Node``. Bad parameters raise ``InputError``."""
 
     def __init__(self, **kwargs):
         super().__init__('excitation_node', **kwargs)
-        p = {name: runtime.parameter(self, name, default) for name, default in PARAMETERS.items()}
-        if not p['urdf_file']:
-            raise InputError('parameter urdf_file is empty')
-        self.robot = load_robot(p['urdf_file'])
-        self.acceleration = runtime.per_joint(p['acceleration_limits'], self.robot.n,
-                                              'acceleration_limits')
+        p = declare_parameters(self, ExcitationNodeParameters)
+        self.robot = load_robot(p.urdf_file)
+        self.acceleration = per_joint(p.acceleration_limits, self.robot.n, 'acceleration_limits')
         self.limits = JointLimits.from_robot(self.robot, self.acceleration) \
-            .with_margin(p['limit_margin'])
+            .with_margin(p.limit_margin)
         self.p = p
         self.group = group = ReentrantCallbackGroup()
-        self.command = self.create_publisher(JointTrajectory, p['command_topic'],
-                                             runtime.COMMAND_QOS)
+        self.command = self.create_publisher(JointTrajectory, p.command_topic, qos.COMMAND_QOS)
         self.description = self.create_publisher(ExcitationTrajectory, '~/trajectory',
-                                                 runtime.LATCHED_QOS)
-        self.start_client = self.create_client(StartRecording, p['recorder_start_service'],
+                                                 qos.LATCHED_QOS)
+        self.start_client = self.create_client(StartRecording, p.recorder_start_service,
                                                callback_group=group)
-        self.stop_client = self.create_client(StopRecording, p['recorder_stop_service'],
+        self.stop_client = self.create_client(StopRecording, p.recorder_stop_service,
                                               callback_group=group)
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.create_service(OptimizeExcitation, '~/optimize', self._on_optimize,
@@ -126,8 +152,8 @@ class ExcitationNode(runtime.GracefulNode):
         self.done: Future | None = None
         self.goal = None
         self.sent_until = -np.inf
-        self.create_timer(p['send_period'], self._tick)
-        self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p["command_topic"]}')
+        self.create_timer(p.send_period, self._tick)
+        self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
 
     # --- action ---------------------------------------------------------------------------
     def _on_goal(self, _goal):
@@ -213,10 +239,10 @@ class ExcitationNode(runtime.GracefulNode):
         def on_state(msg: JointState):
             if not got.done():
                 got.set_result(dict(zip(msg.name, msg.position)))
-        sub = self.create_subscription(JointState, self.p['joint_states_topic'], on_state, 10)
+        sub = self.create_subscription(JointState, self.p.joint_states_topic, on_state, 10)
         try:
-            state = await _with_timeout(self, got, SERVICE_TIMEOUT,
-                                        f'no message on {self.p["joint_states_topic"]}')
+            state = await with_timeout(self, got, SERVICE_TIMEOUT,
+                                        f'no message on {self.p.joint_states_topic}')
         finally:
             self.destroy_subscription(sub)
         missing = [j for j in joints if j not in state]
@@ -240,7 +266,7 @@ class ExcitationNode(runtime.GracefulNode):
     async def _call(self, client, request):
         if not client.wait_for_service(timeout_sec=SERVICE_TIMEOUT):
             raise RuntimeError(f'service {client.srv_name} not available')
-        return await _with_timeout(self, client.call_async(request), SERVICE_TIMEOUT,
+        return await with_timeout(self, client.call_async(request), SERVICE_TIMEOUT,
                                    f'service {client.srv_name} did not answer')
 
     # --- optimisation ---------------------------------------------------------------------
@@ -253,8 +279,9 @@ class ExcitationNode(runtime.GracefulNode):
             return response
         self.optimizing = True
         try:
-            result, path = await self._in_thread(self._optimize, request)
-        except Exception as exc:    # noqa: BLE001 -- a failed optimisation must not end the node
+            result, path = await in_thread(self, self._optimize, request,
+                                           name='excitation-optimizer', callback_group=self.group)
+        except Exception as exc:
             response.message = str(exc) if isinstance(exc, IdentError) \
                 else f'{type(exc).__name__}: {exc}'
             self.get_logger().error(f'optimisation failed: {response.message}')
@@ -276,16 +303,16 @@ class ExcitationNode(runtime.GracefulNode):
         """Worker thread: settings, optimisation, check against the node's limits, YAML file.
         Returns (ExcitationResult, path written)."""
         p = self.p
-        config = (load_excitation_config(p['optimizer_config']) if p['optimizer_config'] else
-                  ExcitationConfig(source='default excitation settings (optimizer_config empty)'))
-        config = optimizer_settings(config, self.acceleration, p['limit_margin'],
+        config = (load_excitation_config(p.optimizer_config) if p.optimizer_config else
+                  default_config('default excitation settings (optimizer_config empty)'))
+        config = optimizer_settings(config, self.acceleration, p.limit_margin,
                                     request.objective, request.harmonics, request.period)
-        optimizer = request.optimizer or p['optimizer']
-        path = Path(request.output_file or Path(p['optimized_trajectory_dir']) / (
+        optimizer = request.optimizer or p.optimizer
+        path = Path(request.output_file or Path(p.optimized_trajectory_dir) / (
             _name(f'{self.robot.urdf.stem}_{optimizer}_{config.objective}')
             + f'_seed{request.seed}.yaml'))
         result = optimize_excitation(ExcitationProblem(self.robot, config), optimizer,
-                                     request.seed, request.budget or p['optimization_budget'],
+                                     request.seed, request.budget or p.optimization_budget,
                                      name=_name(path.stem))
         problems = period_violations(result.trajectory, self.limits)
         if problems:
@@ -293,29 +320,6 @@ class ExcitationNode(runtime.GracefulNode):
                                   f'({problems[0]}); does limits.joints of {config.source} '
                                   f'widen a URDF limit?')
         return result, result.trajectory.save(path)
-
-    async def _in_thread(self, function, *args):
-        """``function(*args)`` run in a worker thread; the executor keeps spinning meanwhile and
-        is woken through a guard condition when the thread is done."""
-        outcome, done = concurrent.futures.Future(), Future()
-        guard = self.create_guard_condition(lambda: done.done() or done.set_result(None),
-                                            callback_group=self.group)
-
-        def work():
-            try:
-                outcome.set_result(function(*args))
-            except BaseException as exc:     # noqa: BLE001 -- handed to the awaiting coroutine
-                outcome.set_exception(exc)
-            try:
-                guard.trigger()
-            except Exception:                # noqa: BLE001 -- the node was destroyed meanwhile
-                pass
-        threading.Thread(target=work, name='excitation-optimizer', daemon=True).start()
-        try:
-            await done
-        finally:
-            self.destroy_guard_condition(guard)
-        return outcome.result()
 
     # --- streaming ------------------------------------------------------------------------
     def _plan_time(self) -> float:
@@ -326,11 +330,11 @@ class ExcitationNode(runtime.GracefulNode):
             return
         t = self._plan_time()
         end = self.motion.end
-        if t > end + self.p['settle_time']:
+        if t > end + self.p.settle_time:
             self.done.set_result(self.stop_reason if self.motion.stop is not None else '')
             return
         if self.sent_until < end:
-            self._send(t + LEAD / 2, t + self.p['horizon'])
+            self._send(t + LEAD / 2, t + self.p.horizon)
         if self.goal is not None and self.goal.is_active:
             phase, progress, period = self.motion.plan.phase(t)
             if self.motion.stop is not None and t >= self.motion.stop_at:
@@ -340,7 +344,7 @@ class ExcitationNode(runtime.GracefulNode):
 
     def _send(self, t_from: float, t_to: float) -> None:
         """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""
-        step = self.p['point_period']
+        step = self.p.point_period
         end = self.motion.end
         first = np.ceil(t_from / step) * step
         times = np.arange(first, min(t_to, end) + 1e-9, step)
@@ -388,20 +392,40 @@ class ExcitationNode(runtime.GracefulNode):
 
 def optimizer_settings(config: ExcitationConfig, acceleration, margin: float, objective: str = '',
                        harmonics: int = 0, period: float = 0.0) -> ExcitationConfig:
-    """The settings of an optimisation by the node: ``config`` with the node's acceleration
-    limits (rad/s², per joint) instead of its own, a margin of at least the node's ``margin``,
-    and the request's objective, harmonics and period where given ('' or 0: as in ``config``).
+    """The settings of an optimisation by the node.
 
-    Raises:
-        InputError: invalid values (naming the field), or ``locked_joints`` in ``config`` (the
-            node runs every joint of its URDF).
+    Parameters
+    ----------
+    config : ExcitationConfig
+        The node's optimiser settings (``optimizer_config``).
+    acceleration : (n,) array_like
+        The node's acceleration limits [rad/s²], replacing the config's.
+    margin : float
+        The node's margin; the config's is raised to it if smaller.
+    objective : str
+        The request's objective ('' keeps the config's).
+    harmonics : int
+        The request's harmonics (0 keeps the config's).
+    period : float
+        The request's period [s] (0 keeps the config's).
+
+    Returns
+    -------
+    ExcitationConfig
+
+    Raises
+    ------
+    InputError
+        For invalid values (naming the field), or ``locked_joints`` in ``config`` (the node
+        runs every joint of its URDF).
     """
     if config.locked_joints:
         raise InputError(f'{config.source}: locked_joints cannot be used by the excitation '
                          f'node, it runs every joint of its URDF')
-    return config.with_changes(acceleration=[float(a) for a in acceleration],
-                               margin=max(config.margin, margin), objective=objective or None,
-                               harmonics=int(harmonics) or None, period=float(period) or None)
+    limits = config.limits.updated(acceleration=[float(a) for a in acceleration],
+                                   margin=max(config.limits.margin, margin))
+    return config.updated(limits=limits, objective=objective or None,
+                          harmonics=int(harmonics) or None, period=float(period) or None)
 
 
 def _name(text: str) -> str:
@@ -409,34 +433,5 @@ def _name(text: str) -> str:
     return re.sub(r'[^A-Za-z0-9_-]', '-', text)
 
 
-async def _with_timeout(node, future: Future, timeout: float, message: str):
-    """Await ``future``; RuntimeError(message) if it is not done within ``timeout`` s."""
-    timer = node.create_timer(timeout, lambda: future.done() or future.set_exception(
-        RuntimeError(message)))
-    try:
-        return await future
-    finally:
-        node.destroy_timer(timer)
-
-
-PARAMETERS = {
-    'urdf_file': '',
-    'acceleration_limits': [10.0],
-    'limit_margin': 0.02,
-    'command_topic': '/joint_trajectory_controller/joint_trajectory',
-    'joint_states_topic': '/joint_states',
-    'recorder_start_service': '/recorder/start',
-    'recorder_stop_service': '/recorder/stop',
-    'point_period': 0.01,
-    'horizon': 1.0,
-    'send_period': 0.25,
-    'settle_time': 0.5,
-    'optimizer_config': '',
-    'optimizer': 'ga+local',
-    'optimization_budget': 120.0,
-    'optimized_trajectory_dir': 'output/excitation',
-}
-
-
 def main(args=None):
-    sys.exit(runtime.run(ExcitationNode, args=args))
+    sys.exit(lifecycle.run(ExcitationNode, args=args))

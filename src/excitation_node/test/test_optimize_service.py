@@ -14,10 +14,11 @@ import yaml
 
 from excitation_node.excitation_node import optimizer_settings
 from ident_core.errors import InputError
-from ident_core.excitation import ExcitationConfig, load_excitation_config
-from ident_core.fourier import load_trajectory
-from ident_core.motion import JointLimits, period_violations
-from ident_core.robot_model import load_robot
+from ident_core.excitation.config import ExcitationConfig, load_excitation_config
+from ident_core.excitation.fourier import load_trajectory
+from ident_core.model.robot import load_robot
+from ident_core.motion.limits import JointLimits
+from ident_core.motion.plan import period_violations
 
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf/six_axis_3kg.urdf'
@@ -46,7 +47,7 @@ class Graph:
         from ident_msgs.action import RunExcitation
         from ident_msgs.msg import ExcitationTrajectory
         from ident_msgs.srv import OptimizeExcitation
-        from ident_node.runtime import LATCHED_QOS
+        from ident_ros.qos import LATCHED_QOS
 
         self.node = ExcitationNode(context=context, parameter_overrides=[
             Parameter('urdf_file', value=str(URDF)),
@@ -123,7 +124,7 @@ def graph(monkeypatch, tmp_path):
 
 
 def test_optimize_writes_a_feasible_trajectory_that_an_empty_goal_then_runs(graph, tmp_path):
-    from ident_node.conversions import trajectory_from_msg
+    from ident_ros.conversions import trajectory_from_msg
 
     config = tmp_path / 'tiny.yaml'
     config.write_text(yaml.safe_dump(TINY))
@@ -202,10 +203,11 @@ def test_optimizer_settings_take_the_node_limits_and_the_request_fields(tmp_path
     path.write_text(yaml.safe_dump(TINY))
     config = load_excitation_config(path)
     out = optimizer_settings(config, np.array(ACCELERATION), MARGIN)
-    assert out.acceleration == ACCELERATION
-    assert out.margin == MARGIN                                 # the node's, larger than 0.01
+    assert out.limits.acceleration == ACCELERATION
+    assert out.limits.margin == MARGIN                          # the node's, larger than 0.01
     assert (out.harmonics, out.period, out.objective) == (2, 4.0, 'cond')
-    assert optimizer_settings(config.with_changes(margin=0.05), [10.0] * 6, MARGIN).margin == 0.05
+    wide = config.updated(limits=config.limits.updated(margin=0.05))
+    assert optimizer_settings(wide, [10.0] * 6, MARGIN).limits.margin == 0.05
     changed = optimizer_settings(config, ACCELERATION, MARGIN, 'dopt', 3, 6.0)
     assert (changed.harmonics, changed.period, changed.objective) == (3, 6.0, 'dopt')
     assert config.harmonics == 2                                # the loaded config is unchanged

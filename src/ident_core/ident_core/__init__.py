@@ -1,3 +1,22 @@
-"""Pure-Python core of the robot dynamic parameter identification suite (no rclpy)."""
+"""Pure-Python core of the robot dynamic parameter identification suite (no rclpy).
+
+One subpackage per area of the method (docs/methods.md):
+
+``model``        robot model (URDF through Pinocchio), transmission, regressor, base parameters
+``data``         readers (CSV, NPZ, rosbag2), dataset descriptions, signal processing
+``estimation``   OLS/WLS estimators, the identification pipeline, metrics, RESULT.yaml
+``excitation``   finite Fourier series, excitation criteria, constraints, collision, optimisers
+``motion``       joint limits, polynomial segments, excitation plans, controller semantics
+``friction``     joint friction models
+``optim``        the GA / SA-GA engine
+``sim``          simulated hardware, synthetic recordings, evaluation against ground truth
+``cli``          the ``robot-ident`` command, one module per verb
+
+Payload identification and torque estimation will be areas of their own (``payload``,
+``torque``), next to ``friction``. Shared: ``errors`` (the exceptions), ``schema`` (file formats
+as pydantic models), ``files`` (YAML in, atomic writes out). Subpackages import nothing on
+their own: import the module you use, e.g.
+``from ident_core.estimation.identification import identify``.
+"""
 
 __version__ = '0.1.0'

@@ -13,14 +13,14 @@ for path in (HERE.parent, HERE):
 
 
 # --- Synthetic data of the project's test robot (test_bad_input.py, test_datasets.py) ---------
-import warnings  # noqa: E402
+import warnings
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import datafiles
+import numpy as np
+import pytest
 
-import datafiles  # noqa: E402
-from ident_core.robot_model import load_robot  # noqa: E402
-from ident_core.synthetic import perturbed_parameters, synthetic_dataset  # noqa: E402
+from ident_core.model.robot import load_robot
+from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 
 
 @pytest.fixture(scope='session')

@@ -14,12 +14,19 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import yaml
+from datafiles import (
+    JOINTS,
+    URDF,
+    assert_one_line_error,
+    write_joint_state_bag,
+    write_npz,
+    write_yaml,
+)
 
-from datafiles import (JOINTS, URDF, assert_one_line_error, write_joint_state_bag, write_npz,
-                       write_yaml)
 from ident_core.cli import main
+from ident_core.data.readers import excitation_window
 from ident_core.errors import ExcitationError
-from ident_core.identification import Settings, identify
+from ident_core.estimation.identification import IdentificationConfig, identify
 
 
 def identify_cli(data, tmp_path, *extra, urdf=URDF):
@@ -251,7 +258,7 @@ def test_identify_raises_excitation_error(six_axis, make_synthetic):
     q[:, 5] = 0.3
     still = replace(d, position=q)
     with pytest.raises(ExcitationError, match=r'fv6'):
-        identify(six_axis, [still], Settings())
+        identify(six_axis, [still], IdentificationConfig())
 
 
 def test_excitation_error_names_the_data_file(csv_case, tmp_path, capsys):
@@ -295,7 +302,7 @@ def test_singular_gear_matrix(csv_case, tmp_path, capsys):
 def test_unknown_transmission_key(csv_case, tmp_path, capsys):
     bad = csv_case.variant('trkey', update={'transmission': {'gear_ratio': [100] * 6}})
     rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'trkey.yaml', 'unknown transmission field', 'gear_ratio',
+    assert_one_line_error(rc, capsys, 'trkey.yaml', 'unknown field transmission.gear_ratio',
                           'gear_ratios')
 
 
@@ -333,6 +340,8 @@ def test_bag_identifies(make_synthetic, truth, tmp_path, capsys):
     assert act['joints'] == JOINTS
     np.testing.assert_allclose(act['fv'], truth.fv, rtol=0.1)
     np.testing.assert_allclose(act['fc'], truth.fc, rtol=0.1)
+    # a bag without an excitation description has no excitation window (not an error)
+    assert excitation_window(bag, '/excitation_node/trajectory') is None
 
 
 # --- 13. a valid run end to end -----------------------------------------------------------------
@@ -348,12 +357,12 @@ def test_identify_validate_end_to_end(csv_case, make_synthetic, tmp_path, capsys
 
     result = yaml.safe_load(result_path.read_text())
     assert result['format'] == 'robot-ident/result/1'
-    assert set(result) >= {'robot', 'settings', 'transmission', 'base_parameters',
+    assert set(result) >= {'robot', 'config', 'transmission', 'base_parameters',
                            'base_definition', 'actuators', 'identification', 'validation'}
     assert result['robot']['joints'] == JOINTS
     assert result['robot']['urdf'] == str(URDF.resolve())
     assert len(result['robot']['urdf_sha256']) == 64
-    assert set(result['settings']) >= {'friction', 'rotor_inertia', 'estimator', 'cutoff_hz',
+    assert set(result['config']) >= {'friction', 'rotor_inertia', 'estimator', 'cutoff_hz',
                                        'filter_order', 'use_recorded_velocity', 'decimate',
                                        'rank_tolerance', 'seed'}
     assert set(result['transmission']) == {'gear_matrix', 'joint_offset', 'torque_scale'}

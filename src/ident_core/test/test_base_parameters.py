@@ -1,32 +1,33 @@
-"""Base parameters by QR (methods §2): closed-form cases and structural properties."""
+"""Base parameters by QR (docs/methods.md §2): closed-form cases and structural properties."""
 import numpy as np
 import pytest
-
-from ident_core.base_parameters import compute_base_parameters, random_samples
-from ident_core.regressor import Regressor, RegressorSpec
-from ident_core.robot_model import load_robot
-
 from helpers import ARM6, one_joint_urdf
+
+from ident_core.model.base_parameters import compute_base_parameters, random_samples
+from ident_core.model.regressor import Regressor, RegressorSpec
+from ident_core.model.robot import load_robot
 
 
 def test_vertical_axis_joint_closed_form(tmp_path):
     # tau = (Izz + m(cx²+cy²) about the axis … ) qdd: for a joint about the gravity axis only the
     # inertia about z (about the joint origin: Izz1) and the rotor inertia act, and only as a sum.
     robot = load_robot(one_joint_urdf(tmp_path, axis='0 0 1'))
-    base = compute_base_parameters(Regressor(robot, RegressorSpec('viscous-coulomb-offset', True)))
+    spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
+    base = compute_base_parameters(Regressor(robot, spec))
     assert base.names == ['Izz1 + Ia1', 'fv1', 'fc1', 'offset1']
 
 
 def test_horizontal_axis_joint_closed_form(tmp_path):
     # A pendulum about the x axis: inertia about x plus gravity moments my, mz.
     robot = load_robot(one_joint_urdf(tmp_path, axis='1 0 0'))
-    base = compute_base_parameters(Regressor(robot, RegressorSpec('none')))
+    base = compute_base_parameters(Regressor(robot, RegressorSpec(friction='none')))
     assert sorted(base.names) == ['Ixx1', 'my1', 'mz1']
 
 
 @pytest.fixture(scope='module')
 def arm6_base():
-    reg = Regressor(load_robot(ARM6), RegressorSpec('viscous-coulomb-offset', rotor_inertia=True))
+    reg = Regressor(load_robot(ARM6),
+                    RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True))
     return reg, compute_base_parameters(reg)
 
 
@@ -60,7 +61,7 @@ def test_names_show_the_regrouping(arm6_base):
 
 
 def test_mapping_round_trips_through_dict(arm6_base):
-    from ident_core.base_parameters import BaseParameters
+    from ident_core.model.base_parameters import BaseParameters
     _, base = arm6_base
     again = BaseParameters.from_dict(base.to_dict())
     np.testing.assert_array_equal(again.matrix(), base.matrix())

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from datafiles import JOINTS, description, write_csv, write_yaml
-from ident_core.datasets import DataWarning, load_dataset
+
+from ident_core.data.datasets import DataWarning, load_dataset
 from ident_core.errors import InputError
-from ident_core.identification import Settings, identify
-from ident_core.transmission import Transmission
+from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.model.transmission import Transmission
 
 
 def assert_same_data(a, b):
@@ -206,7 +206,7 @@ def test_joint_order_differing_from_urdf(csv_case, six_axis, tmp_path):
     reference = load_dataset(csv_case.yaml, six_axis.joint_names)
     assert_same_data(d.aligned(six_axis), reference)
 
-    settings = Settings()
+    settings = IdentificationConfig()
     a = identify(six_axis, [reference], settings)
     b = identify(six_axis, [d], settings)
     assert a.base.names == b.base.names

@@ -1,9 +1,9 @@
-"""OLS / WLS (methods §3) against closed-form least squares."""
+"""OLS / WLS (docs/methods.md §4) against closed-form least squares."""
 import numpy as np
 import pytest
 
 from ident_core.errors import ExcitationError, InputError
-from ident_core.estimators import estimate
+from ident_core.estimation.estimators import estimate
 
 
 def linear_problem(seed=0, samples=400, sigmas=(0.1, 1.0, 5.0)):

@@ -6,13 +6,12 @@ values ≈ 1, 2, ...). A cost may repair an individual by returning ``(cost, x_r
 """
 import math
 import time
-from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from ident_core.errors import InputError
-from ident_core.evolution import Annealing, GeneticSettings, minimize
+from ident_core.optim.evolution import AnnealingConfig, GeneticConfig, SAGAConfig, minimize
 
 CENTRE = np.array([0.7, -1.3, 2.1, 0.0, -0.4])
 LOWER5, UPPER5 = -np.full(5, 3.0), np.full(5, 3.0)
@@ -26,8 +25,8 @@ def rastrigin(x):
     return float(20 + np.sum(x ** 2 - 10 * np.cos(2 * np.pi * x)))
 
 
-GA = GeneticSettings(population=40, generations=120, elite=2)
-SA_GA = GeneticSettings.sa_ga(population=40, generations=120, elite=2)
+GA = GeneticConfig(population=40, generations=120, elite=2)
+SA_GA = SAGAConfig(population=40, generations=120, elite=2)
 
 
 def run(cost, settings, seed, lower=LOWER5, upper=UPPER5, **kw):
@@ -48,7 +47,7 @@ def test_shifted_sphere_minimum_is_found(settings):
     # initial population + children of every generation (+ annealing trials for SA-GA)
     children = settings.population - settings.elite
     extra = 0
-    if settings.annealing is not None:
+    if isinstance(settings, SAGAConfig):
         extra = settings.annealing.individuals * settings.annealing.steps * settings.generations
     assert res.evaluations == settings.population + children * settings.generations + extra
 
@@ -64,7 +63,7 @@ def test_rastrigin_global_minimum_is_found(settings):
 
 @pytest.mark.parametrize('settings', [GA, SA_GA], ids=['ga', 'sa-ga'])
 def test_same_seed_same_result_different_seed_different_history(settings):
-    short = replace(settings, generations=30)
+    short = settings.updated(generations=30)
     a, b, c = (run(sphere, short, seed) for seed in (7, 7, 8))
     np.testing.assert_array_equal(a.x, b.x)
     assert a.history == b.history and a.cost == b.cost and a.evaluations == b.evaluations
@@ -77,8 +76,8 @@ def test_same_seed_same_result_different_seed_different_history(settings):
 @pytest.mark.parametrize('settings', [
     GA, SA_GA,
     # hot annealing accepts many worse moves; elite 0 leaves only the best-so-far re-insertion
-    GeneticSettings.sa_ga(population=10, generations=60, elite=0,
-                          annealing=Annealing(temperature=0.5, cooling=0.99, individuals=10,
+    SAGAConfig(population=10, generations=60, elite=0,
+                          annealing=AnnealingConfig(temperature=0.5, cooling=0.99, individuals=10,
                                               steps=3)),
 ], ids=['ga', 'sa-ga', 'hot-sa-ga-no-elite'])
 def test_best_cost_history_never_increases(settings):
@@ -128,7 +127,7 @@ def test_infeasible_individuals_are_avoided():
 
 @pytest.mark.parametrize('settings', [GA, SA_GA], ids=['ga', 'sa-ga'])
 def test_all_infeasible_gives_infinite_cost(settings):
-    small = replace(settings, population=8, generations=5)
+    small = settings.updated(population=8, generations=5)
     res = run(lambda x: math.inf, small, seed=0)
     assert res.cost == math.inf
     assert res.x.shape == (5,)
@@ -139,14 +138,14 @@ def test_all_infeasible_gives_infinite_cost(settings):
 # --- initial population, budget, stall ----------------------------------------------------------
 
 def test_initial_individuals_are_used():
-    res = run(sphere, GeneticSettings(population=10, generations=0), seed=0,
+    res = run(sphere, GeneticConfig(population=10, generations=0), seed=0,
               initial=CENTRE[None, :])
     np.testing.assert_array_equal(res.x, CENTRE)
     assert res.cost == 0.0 and res.evaluations == 10 and res.generations == 0
 
 
 def test_deadline_in_the_past_stops_after_the_initial_population():
-    settings = GeneticSettings(population=12, generations=50)
+    settings = GeneticConfig(population=12, generations=50)
     res = run(sphere, settings, seed=0, deadline=time.monotonic() - 1.0)
     assert res.stopped == 'budget'
     assert res.generations == 0
@@ -155,7 +154,7 @@ def test_deadline_in_the_past_stops_after_the_initial_population():
 
 
 def test_stall_stops_a_run_that_cannot_improve():
-    settings = GeneticSettings(population=8, generations=100, stall=5)
+    settings = GeneticConfig(population=8, generations=100, stall=5)
     res = run(lambda x: 1.0, settings, seed=0)
     assert res.stopped == 'stall' and res.generations == 5
     assert len(res.history) == 6
@@ -176,24 +175,24 @@ def test_stall_stops_a_run_that_cannot_improve():
         'crossover', 'mutation'])
 def test_bad_settings_are_refused(changes, words):
     with pytest.raises(InputError, match=words):
-        GeneticSettings(**changes)
+        GeneticConfig(**changes)
 
 
 @pytest.mark.parametrize('changes', [
     {'temperature': 0.0}, {'temperature': -0.05}, {'cooling': 0.0}, {'cooling': 1.5},
 ], ids=['zero-temperature', 'negative-temperature', 'zero-cooling', 'cooling-above-1'])
 def test_bad_annealing_settings_are_refused(changes):
-    """Annealing's documented ranges: temperature > 0, cooling in (0, 1). Refused when the
+    """AnnealingConfig's documented ranges: temperature > 0, cooling in (0, 1). Refused when the
     settings are made or at the latest when minimize starts, never a crash mid-run."""
     with pytest.raises(InputError, match='temperature|cooling'):
-        settings = GeneticSettings.sa_ga(population=6, generations=3,
-                                         annealing=Annealing(**changes))
+        settings = SAGAConfig(population=6, generations=3,
+                                         annealing=AnnealingConfig(**changes))
         minimize(sphere, LOWER5, UPPER5, settings, np.random.default_rng(0))
 
 
 def test_negative_mutation_genes_are_refused():
     with pytest.raises(InputError, match='mutation_genes'):
-        settings = GeneticSettings(population=6, generations=3, mutation=(1.0, 1.0),
+        settings = GeneticConfig(population=6, generations=3, mutation=(1.0, 1.0),
                                    mutation_genes=-1)
         minimize(sphere, LOWER5, UPPER5, settings, np.random.default_rng(0))
 

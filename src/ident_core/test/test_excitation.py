@@ -11,26 +11,26 @@ import math
 import numpy as np
 import pytest
 import yaml
-
-from ident_core.base_parameters import compute_base_parameters
-from ident_core.errors import ExcitationError, InputError
-from ident_core.excitation import (ExcitationProblem, config_from_dict, load_excitation_config,
-                                   optimize_excitation)
-from ident_core.excitation.collision import CollisionModel
-from ident_core.excitation.constraints import Constraints
-from ident_core.fourier import FourierBasis as Basis
-from ident_core.fourier import FourierTrajectory, load_trajectory
-from ident_core.regressor import Regressor
-from ident_core.robot_model import load_robot
-
 from helpers import ARM6, REPO
+
+from ident_core.errors import ExcitationError, InputError
+from ident_core.excitation.collision import CollisionModel
+from ident_core.excitation.config import config_from_dict, load_excitation_config
+from ident_core.excitation.constraints import Constraints
+from ident_core.excitation.fourier import FourierBasis as Basis
+from ident_core.excitation.fourier import FourierTrajectory, load_trajectory
+from ident_core.excitation.optimize import optimize_excitation
+from ident_core.excitation.problem import ExcitationProblem
+from ident_core.model.base_parameters import compute_base_parameters
+from ident_core.model.regressor import Regressor
+from ident_core.model.robot import load_robot
 
 SOURCE = 'test-excitation.yaml'
 BUDGET = 600.0          # s; never reached by these small problems (results must not depend on it)
 DENSE = 20000           # samples per period of the independent check
 
 BASE = {'harmonics': 3, 'period': 5.0, 'samples': 20,
-        'regressor': {'friction': 'viscous-coulomb-offset', 'rotor_inertia': False},
+        'regressor': {'friction': 'coulomb-viscous-offset', 'rotor_inertia': False},
         'limits': {'margin': 0.05, 'acceleration': [20.0, 20.0, 20.0, 25.0, 25.0, 25.0],
                    'torque': True},
         'optimizer': {'random': {'candidates': 20}, 'ga': {'population': 12, 'generations': 8},
@@ -242,9 +242,9 @@ def test_collision_clearance_holds_on_a_dense_grid(runs, collision_check, optimi
     q, _, _ = dense(result.trajectory)
     c = collision_check.clearance(q)
     # between the 1 ms samples the clearance may dip a little: 1 mm tolerance
-    assert c.distance >= problem.config.min_distance - 1e-3, c
+    assert c.distance >= problem.config.collision.min_distance - 1e-3, c
     assert c.distance > 0, c
-    assert result.margins['collision']['distance'] >= problem.config.min_distance
+    assert result.margins['collision']['distance'] >= problem.config.collision.min_distance
 
 
 def test_collision_constraint_changes_the_answer(robot, runs, collision_check):
@@ -254,7 +254,7 @@ def test_collision_constraint_changes_the_answer(robot, runs, collision_check):
     assert free.constraints.collision is None
     unconstrained = optimize_excitation(free, 'ga', seed=1, budget=BUDGET)
     c = collision_check.clearance(dense(unconstrained.trajectory, 5000)[0])
-    assert c.distance < problem.config.min_distance, c
+    assert c.distance < problem.config.collision.min_distance, c
 
 
 # --- impossible constraint sets ----------------------------------------------------------------
@@ -378,6 +378,21 @@ def test_missing_acceleration_limits_name_file_and_field(tmp_path, robot):
     assert str(path) in str(info.value) and 'limits.acceleration' in str(info.value)
 
 
+def test_sa_ga_runs_the_operators_of_the_paper_with_the_configured_sizes():
+    """stribeck_friction_sa_ga_2020: roulette, crossover 0.9 → 0.6, mutation 0.1 → 0.3,
+    single-point mutation, VFSA; population and generations as the config's GA."""
+    config = config_from_dict({'optimizer': {
+        'ga': {'population': 12, 'generations': 7, 'elite': 1, 'selection': 'tournament',
+               'crossover': [0.5, 0.5]},
+        'annealing': {'temperature': 0.1, 'cooling': 0.8}}}, 'sa-ga settings')
+    sa_ga = config.optimizer.sa_ga()
+    assert (sa_ga.population, sa_ga.generations, sa_ga.elite) == (12, 7, 1)
+    assert sa_ga.selection == 'roulette' and sa_ga.mutation_genes == 1
+    assert sa_ga.crossover == (0.9, 0.6) and sa_ga.mutation == (0.1, 0.3)
+    assert (sa_ga.annealing.temperature, sa_ga.annealing.cooling) == (0.1, 0.8)
+    assert config.optimizer.ga.crossover == (0.5, 0.5)        # the GA keeps its own operators
+
+
 def test_missing_config_file(tmp_path):
     path = tmp_path / 'nowhere.yaml'
     with pytest.raises(InputError, match='not found') as info:
@@ -392,7 +407,7 @@ def test_objectives_match_an_independent_computation(robot, runs):
     traj = result.trajectory
     samples = problem.config.samples
     q, qd, qdd = traj.evaluate(np.arange(samples) * traj.period / samples)
-    regressor = Regressor(robot, problem.config.spec)
+    regressor = Regressor(robot, problem.config.regressor)
     y = regressor.compute(q, qd, qdd)                          # (M, n, p)
     full = y.reshape(-1, y.shape[2])
     base = compute_base_parameters(regressor)
@@ -468,7 +483,8 @@ def test_report_margins_objectives_and_yaml_round_trip(runs, tmp_path):
 def test_table1_trajectory_evaluates_on_the_six_axis_arm(robot):
     traj = load_trajectory(REPO / 'config' / 'excitation' / 'six_axis_table1.yaml')
     cfg = load_excitation_config(REPO / 'config' / 'excitation' / 'six_axis_optimizer.yaml')
-    cfg = cfg.with_changes(harmonics=6, period=5.0, self_collision=False, environment=[])
+    cfg = cfg.updated(harmonics=6, period=5.0,
+                      collision=cfg.collision.updated(self=False, environment=[]))
     problem = ExcitationProblem(robot, cfg)
     assert problem.wf == pytest.approx(traj.wf, rel=1e-12)
     x = problem.genes(traj)

@@ -8,7 +8,7 @@ six-axis arm (torque limits on, no collision checks to keep it fast): ``ga+local
 scara_kalman_torque_estimation_2018). Each is run for 3 periods of 10 s, sampled at 100 Hz;
 torques are the RNEA of the same perturbed "true" parameters plus the same friction/offset and
 the same Gaussian noise (0.5 N·m); both are identified with the same settings (WLS, friction
-viscous-coulomb-offset, no rotor inertia: the regressor spec of the optimisation).
+coulomb-viscous-offset, no rotor inertia: the regressor spec of the optimisation).
 
 Measures (both identifications share the same base parameters, so their standard deviations
 compare one to one):
@@ -25,27 +25,29 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-
-from ident_core.datasets import Dataset
-from ident_core.excitation import ExcitationProblem, config_from_dict, optimize_excitation
-from ident_core.identification import Settings, identify
-from ident_core.robot_model import load_robot
-from ident_core.synthetic import perturbed_parameters, simulate_torques
-from ident_core.transmission import Transmission
-
 from helpers import ARM6
+
+from ident_core.data.datasets import Dataset
+from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.excitation.config import config_from_dict
+from ident_core.excitation.optimize import optimize_excitation
+from ident_core.excitation.problem import ExcitationProblem
+from ident_core.model.robot import load_robot
+from ident_core.model.transmission import Transmission
+from ident_core.sim.synthetic import perturbed_parameters, simulate_torques
 
 SEED = 1
 RATE = 100.0            # Hz
 NOISE = 0.5             # N·m, Gaussian torque noise
 CONFIG = {'harmonics': 6, 'period': 10.0, 'periods': 3, 'objective': 'cond', 'samples': 60,
-          'regressor': {'friction': 'viscous-coulomb-offset', 'rotor_inertia': False},
+          'regressor': {'friction': 'coulomb-viscous-offset', 'rotor_inertia': False},
           'limits': {'margin': 0.05, 'acceleration': [20.0, 20.0, 20.0, 25.0, 25.0, 25.0],
                      'torque': True},
           'optimizer': {'random': {'candidates': 200},
                         'ga': {'population': 20, 'generations': 15, 'elite': 2},
                         'local': {'iterations': 5}}}
-SETTINGS = Settings(friction='viscous-coulomb-offset', rotor_inertia=False, estimator='wls')
+SETTINGS = IdentificationConfig(friction='coulomb-viscous-offset', rotor_inertia=False,
+                                estimator='wls')
 
 
 @pytest.fixture(scope='module')
@@ -62,7 +64,7 @@ def truth(robot):
 @pytest.fixture(scope='module')
 def trajectories(robot):
     problem = ExcitationProblem(robot, config_from_dict(CONFIG, 'acceptance config'))
-    assert problem.config.spec == SETTINGS.spec
+    assert problem.config.regressor == SETTINGS.spec
     return {name: optimize_excitation(problem, name, seed=SEED, budget=600.0)
             for name in ('ga+local', 'random')}
 

@@ -1,4 +1,4 @@
-"""Finite Fourier series excitation trajectories (methods §4, payload_identification_2017
+"""Finite Fourier series excitation trajectories (docs/methods.md §6, payload_identification_2017
 eq. (14)) and their YAML file format."""
 import math
 
@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from ident_core.errors import InputError
-from ident_core.fourier import FourierTrajectory, load_trajectory, trajectory_from_dict
+from ident_core.excitation.fourier import FourierTrajectory, load_trajectory, trajectory_from_dict
 
 # payload_identification_2017, Table 1: per joint q0, a1, b1, a2, b2, ..., a6, b6.
 TABLE1 = np.array([
@@ -86,11 +86,11 @@ def test_mean_position_over_a_period_is_q0_and_start_state():
     np.testing.assert_allclose(q.mean(axis=0), TABLE1[:, 0], rtol=0, atol=1e-12)
     np.testing.assert_allclose(qd.mean(axis=0), 0, atol=1e-12)
     # at t = 0: q = q0 − Σ b/(wf l), qd = Σ a, qdd = Σ b wf l
-    l = np.arange(1, 7)
+    wl = traj.wf * np.arange(1, 7)
     q_0, qd_0, qdd_0 = (x[0] for x in traj.evaluate(0.0))
-    np.testing.assert_allclose(q_0, TABLE1[:, 0] - (TABLE1[:, 2::2] / (traj.wf * l)).sum(axis=1))
+    np.testing.assert_allclose(q_0, TABLE1[:, 0] - (TABLE1[:, 2::2] / wl).sum(axis=1))
     np.testing.assert_allclose(qd_0, TABLE1[:, 1::2].sum(axis=1))
-    np.testing.assert_allclose(qdd_0, (TABLE1[:, 2::2] * traj.wf * l).sum(axis=1))
+    np.testing.assert_allclose(qdd_0, (TABLE1[:, 2::2] * wl).sum(axis=1))
 
 
 def test_scalar_time_and_derived_properties():
@@ -165,19 +165,19 @@ BAD_FIELDS = [
     ('empty joint_names', _set('joint_names', []), 'joint_names'),
     ('joint_names not strings', _set('joint_names', ['j1', 2]), 'joint_names'),
     ('q0 rows', _set('q0', [0.1, 0.2, 0.3]), 'q0'),
-    ('a rows', _set('a', [[0.5, -0.1, 0.05]]), 'field a '),
-    ('b rows', _set('b', [[0.5, -0.1, 0.05]] * 3), 'field b '),
+    ('a rows', _set('a', [[0.5, -0.1, 0.05]]), 'field a'),
+    ('b rows', _set('b', [[0.5, -0.1, 0.05]] * 3), 'field b'),
     ('a/b harmonics', _set('b', [[0.5, -0.1], [0.2, 0.3]]), 'a and b'),
     ('no harmonics', lambda d: d.update(a=[[], []], b=[[], []]), 'a and b'),
-    ('a not a matrix', _set('a', [0.5, 0.2]), 'field a '),
+    ('a not a matrix', _set('a', [0.5, 0.2]), 'field a'),
     ('q0 not a list', _set('q0', [[0.1], [0.2]]), 'q0'),
-    ('a ragged', _set('a', [[0.5, -0.1, 0.05], [0.2, 0.3]]), 'field a '),
-    ('a text', _set('a', [['x', 1, 2], [0, 1, 2]]), 'field a '),
-    ('missing b', _delete('b'), 'field b '),
+    ('a ragged', _set('a', [[0.5, -0.1, 0.05], [0.2, 0.3]]), 'field a'),
+    ('a text', _set('a', [['x', 1, 2], [0, 1, 2]]), 'field a'),
+    ('missing b', _delete('b'), 'field b'),
     ('missing q0', _delete('q0'), 'q0'),
     ('NaN in q0', _set('q0', [0.1, float('nan')]), 'q0'),
-    ('inf in a', _set('a', [[0.5, float('inf'), 0.05], [0.2, 0.3, -0.4]]), 'field a '),
-    ('NaN in b', _set('b', [[0.5, 0.1, 0.05], [0.2, float('nan'), -0.4]]), 'field b '),
+    ('inf in a', _set('a', [[0.5, float('inf'), 0.05], [0.2, 0.3, -0.4]]), 'field a'),
+    ('NaN in b', _set('b', [[0.5, 0.1, 0.05], [0.2, float('nan'), -0.4]]), 'field b'),
     ('zero wf', _set('wf', 0), 'wf'),
     ('negative wf', _set('wf', -1.0), 'wf'),
     ('NaN wf', _set('wf', float('nan')), 'wf'),

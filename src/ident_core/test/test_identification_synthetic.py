@@ -1,12 +1,11 @@
 """Whole pipeline on simulated robots with known parameters (RNEA + friction + noise)."""
 import numpy as np
 import pytest
-
-from ident_core.identification import Settings, identify, validate
-from ident_core.robot_model import load_robot
-from ident_core.synthetic import perturbed_parameters, synthetic_dataset
-
 from helpers import ARM6
+
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.model.robot import load_robot
+from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 
 
 @pytest.fixture(scope='module')
@@ -16,7 +15,7 @@ def arm():
 
 
 def z_scores(model, truth):
-    beta = model.base.project(truth.vector(model.settings.spec.actuator_terms))
+    beta = model.base.project(truth.vector(model.config.spec.actuator_terms))
     return (model.values - beta) / model.std, beta
 
 
@@ -24,7 +23,7 @@ def test_noise_free_data_give_the_true_base_parameters(arm):
     robot, truth = arm
     data, _ = synthetic_dataset(robot, truth, 20, 500, seed=1, torque_noise=0.0)
     # no noise: a cut-off just below Nyquist keeps the filter out of the way
-    model = identify(robot, [data], Settings(rotor_inertia=True, estimator='ols',
+    model = identify(robot, [data], IdentificationConfig(rotor_inertia=True, estimator='ols',
                                              cutoff_hz=240, decimate=1))
     _, beta = z_scores(model, truth)
     # what remains is the central-difference error of qd, qdd (~1e-5)
@@ -34,7 +33,7 @@ def test_noise_free_data_give_the_true_base_parameters(arm):
 def test_wls_recovers_base_parameters_within_their_standard_deviations(arm):
     robot, truth = arm
     data, _ = synthetic_dataset(robot, truth, 40, 200, seed=2, torque_noise=0.3)
-    model = identify(robot, [data], Settings(rotor_inertia=True, cutoff_hz=20))
+    model = identify(robot, [data], IdentificationConfig(rotor_inertia=True, cutoff_hz=20))
     z, _ = z_scores(model, truth)
     assert np.mean(np.abs(z) < 3) >= 0.95
     assert np.max(np.abs(z)) < 5
@@ -45,7 +44,7 @@ def test_validation_on_another_trajectory_against_noise_free_torque(arm):
     robot, truth = arm
     train, _ = synthetic_dataset(robot, truth, 40, 200, seed=3, torque_noise=0.3)
     test, clean = synthetic_dataset(robot, truth, 20, 200, seed=4, torque_noise=0.3)
-    model = identify(robot, [train], Settings(rotor_inertia=True, cutoff_hz=20))
+    model = identify(robot, [train], IdentificationConfig(rotor_inertia=True, cutoff_hz=20))
     test.effort = clean                                   # compare with the noise-free torques
     report = validate(model, test)
     assert report.metrics['relative_error_percent'] < 1.5
@@ -55,7 +54,7 @@ def test_validation_on_another_trajectory_against_noise_free_torque(arm):
 def test_friction_and_rotor_values_are_reported_per_joint(arm):
     robot, truth = arm
     data, _ = synthetic_dataset(robot, truth, 40, 200, seed=5, torque_noise=0.1)
-    model = identify(robot, [data], Settings(rotor_inertia=True, cutoff_hz=20))
+    model = identify(robot, [data], IdentificationConfig(rotor_inertia=True, cutoff_hz=20))
     act = model.actuator_values()
     np.testing.assert_allclose(act['fv'], truth.fv, rtol=0.1)
     np.testing.assert_allclose(act['fc'], truth.fc, rtol=0.1)
@@ -67,7 +66,7 @@ def test_several_datasets_are_stacked(arm):
     robot, truth = arm
     a, _ = synthetic_dataset(robot, truth, 20, 200, seed=6, torque_noise=0.3)
     b, _ = synthetic_dataset(robot, truth, 20, 200, seed=7, torque_noise=0.3)
-    settings = Settings(rotor_inertia=True, cutoff_hz=20)
+    settings = IdentificationConfig(rotor_inertia=True, cutoff_hz=20)
     both = identify(robot, [a, b], settings)
     one = identify(robot, [a], settings)
     assert both.stats['samples'] > one.stats['samples']

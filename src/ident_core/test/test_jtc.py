@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from ident_core.errors import InputError
-from ident_core.jtc import TrajectoryBuffer
+from ident_core.motion.controller import TrajectoryBuffer
 
 Q_HOLD = np.array([0.3, -1.2, 0.7])
 

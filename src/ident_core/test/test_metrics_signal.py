@@ -2,10 +2,14 @@
 import numpy as np
 import pytest
 
-from ident_core import metrics
+from ident_core.data.signal_processing import (
+    decimate_parallel,
+    differentiate,
+    fixed_rate_clock,
+    lowpass,
+)
 from ident_core.errors import InputError
-from ident_core.signal_processing import (decimate_parallel, differentiate, fixed_rate_clock,
-                                          lowpass)
+from ident_core.estimation import metrics
 
 
 def test_metrics_closed_form():

@@ -3,14 +3,20 @@ import math
 
 import numpy as np
 import pytest
+from test_fourier import JOINTS, TABLE1
 
 from ident_core.errors import ExcitationError, InputError
-from ident_core.fourier import FourierTrajectory
-from ident_core.motion import (MIN_SEGMENT, ExcitationPlan, JointLimits, Segment,
-                               approach_segment, evaluate_polynomial, polynomial_coefficients,
-                               stop_segment)
-
-from test_fourier import JOINTS, TABLE1
+from ident_core.excitation.fourier import FourierTrajectory
+from ident_core.motion.limits import JointLimits
+from ident_core.motion.plan import ExcitationPlan
+from ident_core.motion.segments import (
+    MIN_SEGMENT,
+    Segment,
+    approach_segment,
+    evaluate_polynomial,
+    polynomial_coefficients,
+    stop_segment,
+)
 
 ACCELERATION = [20, 20, 20, 25, 25, 25]          # rad/s²
 # six_axis_3kg.urdf: lower, upper, velocity per joint

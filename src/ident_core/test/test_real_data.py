@@ -11,12 +11,11 @@ import os
 import numpy as np
 import pytest
 import yaml
-
-from ident_core.datasets import load_dataset
-from ident_core.identification import Settings, identify, validate
-from ident_core.robot_model import load_robot
-
 from helpers import KUKA_DIR, REPO, TX40_DIR
+
+from ident_core.data.datasets import load_dataset
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.model.robot import load_robot
 
 DATASETS = REPO / 'config' / 'datasets'
 
@@ -36,7 +35,7 @@ def kuka_runs():
 
 
 def relative_error(robot, runs, train, test):
-    model = identify(robot, [runs[train]], Settings())
+    model = identify(robot, [runs[train]], IdentificationConfig())
     return validate(model, runs[test]).metrics
 
 
@@ -58,7 +57,7 @@ def test_tx40_coupled_wrist_70_30():
     os.environ['TX40_DIR'] = str(TX40_DIR)
     robot = load_robot(TX40_DIR / 'tx40_mdh_modified.urdf')
     first, last = load_dataset(DATASETS / 'staubli_tx40' / 'tx40.yaml').split(0.7)
-    model = identify(robot, [first], Settings(rotor_inertia=True))
+    model = identify(robot, [first], IdentificationConfig(rotor_inertia=True))
     assert validate(model, last).metrics['relative_error_percent'] < 24
     ref = yaml.safe_load((TX40_DIR / 'TX40_config_reference_params.yaml').read_text())
     ref = ref['identification']['robot_params'][0]

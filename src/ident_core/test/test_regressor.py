@@ -2,13 +2,12 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-
-from ident_core.regressor import Regressor, RegressorSpec
-from ident_core.robot_model import load_robot
-from ident_core.synthetic import perturbed_parameters, simulate_torques
-from ident_core.transmission import Transmission
-
 from helpers import ARM6
+
+from ident_core.model.regressor import Regressor, RegressorSpec
+from ident_core.model.robot import load_robot
+from ident_core.model.transmission import Transmission
+from ident_core.sim.synthetic import perturbed_parameters, simulate_torques
 
 
 @pytest.fixture(scope='module')
@@ -18,7 +17,8 @@ def robot():
 
 def random_states(n, count, seed=0):
     rng = np.random.default_rng(seed)
-    return rng.uniform(-2, 2, (count, n)), rng.uniform(-2, 2, (count, n)), rng.uniform(-5, 5, (count, n))
+    return (rng.uniform(-2, 2, (count, n)), rng.uniform(-2, 2, (count, n)),
+            rng.uniform(-5, 5, (count, n)))
 
 
 def test_rigid_body_columns_reproduce_rnea(robot):
@@ -31,7 +31,7 @@ def test_rigid_body_columns_reproduce_rnea(robot):
 
 def test_full_regressor_matches_simulated_torques(robot):
     truth = perturbed_parameters(robot, np.random.default_rng(3))
-    spec = RegressorSpec('viscous-coulomb-offset', rotor_inertia=True)
+    spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
     q, qd, qdd = random_states(robot.n, 30, seed=1)
     y = Regressor(robot, spec).compute(q, qd, qdd)
     np.testing.assert_allclose(y @ truth.vector(spec.actuator_terms),
@@ -42,7 +42,7 @@ def test_coupled_transmission_puts_actuator_terms_on_the_motor_side(robot):
     gear = np.diag([32.0, 32, 45, -48, 45, 32])
     gear[5, 4] = 32.0                      # motor 6 follows joints 5 and 6 (TX40 wrist)
     tr = Transmission(gear, np.zeros(6), np.ones(6))
-    spec = RegressorSpec('viscous-coulomb-offset', rotor_inertia=True)
+    spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
     reg = Regressor(robot, spec, tr)
     q, qd, qdd = random_states(robot.n, 10, seed=2)
     rng = np.random.default_rng(4)
@@ -57,7 +57,7 @@ def test_coupled_transmission_puts_actuator_terms_on_the_motor_side(robot):
 
 
 def test_column_names_follow_pinocchio_order(robot):
-    reg = Regressor(robot, RegressorSpec('viscous-coulomb', rotor_inertia=True))
+    reg = Regressor(robot, RegressorSpec(friction='coulomb-viscous', rotor_inertia=True))
     assert reg.names[:10] == ['m1', 'mx1', 'my1', 'mz1', 'Ixx1', 'Ixy1', 'Iyy1', 'Ixz1', 'Iyz1',
                               'Izz1']
     assert reg.names[60:] == [f'{t}{j}' for t in ('Ia', 'fv', 'fc') for j in range(1, 7)]

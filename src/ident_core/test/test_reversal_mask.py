@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from ident_core.errors import InputError
-from ident_core.estimators import estimate
-from ident_core.identification import Processed
+from ident_core.estimation.estimators import estimate
+from ident_core.estimation.identification import Processed
 
 NB = 4
 BETA = np.array([1.0, -2.0, 0.5, 3.0])
@@ -20,8 +20,9 @@ def problem(seed=0, samples=300):
     return w, tau, mask
 
 
-def kept_lstsq(w, tau, mask, weights=np.ones(3)):
-    """Closed-form least squares on the kept equations only."""
+def kept_lstsq(w, tau, mask, weights=None):
+    """Closed-form least squares on the kept equations only (unit weights by default)."""
+    weights = np.ones(3) if weights is None else weights
     a = (w * weights[None, :, None])[mask]          # (M, nb)
     b = (tau * weights)[mask]
     x = np.linalg.lstsq(a, b, rcond=None)[0]

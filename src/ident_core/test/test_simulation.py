@@ -6,19 +6,20 @@ import math
 import numpy as np
 import pinocchio as pin
 import pytest
-
-from ident_core.base_parameters import BaseParameters
-from ident_core.datasets import Dataset
-from ident_core.errors import InputError
-from ident_core.fourier import FourierTrajectory
-from ident_core.identification import Settings, identify, validate
-from ident_core.motion import ExcitationPlan, JointLimits
-from ident_core.regressor import Regressor, RegressorSpec
-from ident_core.simulation import (Friction, Payload, RobotSimulator, SimulationConfig,
-                                   TruthLog)
-from ident_core.transmission import Transmission
-
 from test_fourier import JOINTS, TABLE1
+
+from ident_core.data.datasets import Dataset
+from ident_core.errors import InputError
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.excitation.fourier import FourierTrajectory
+from ident_core.friction.models import Friction
+from ident_core.model.base_parameters import BaseParameters
+from ident_core.model.regressor import Regressor, RegressorSpec
+from ident_core.model.transmission import Transmission
+from ident_core.motion.limits import JointLimits
+from ident_core.motion.plan import ExcitationPlan
+from ident_core.sim.config import ENCODER_RESOLUTION, Payload, SimulationConfig
+from ident_core.sim.simulator import RobotSimulator, TruthLog
 
 N = 6
 ACCELERATION = [20, 20, 20, 25, 25, 25]
@@ -60,8 +61,9 @@ def config(q_start, **changes):
     settings = dict(rotor_inertia=ROTOR.copy(), friction=friction(),
                     torque_noise_std=NOISE.copy(), effort_resolution=np.zeros(N),
                     kp=np.full(N, 2500.0), kd=np.full(N, 100.0),
-                    controller_armature=ROTOR.copy(), controller_fc=FC.copy(),
-                    controller_fv=FV.copy(), initial_position=np.array(q_start, float), seed=7)
+                    controller_rotor_inertia=ROTOR.copy(), controller_fc=FC.copy(),
+                    controller_fv=FV.copy(), initial_position=np.array(q_start, float), seed=7,
+                    position_resolution=ENCODER_RESOLUTION, dt=1e-3, perturbation=0.2)
     settings.update(changes)
     return SimulationConfig(**settings)
 
@@ -324,7 +326,7 @@ def test_ground_truth_describes_the_simulated_robot(six_axis):
     base = BaseParameters.from_dict(gt['base_parameters']['definition'])
     np.testing.assert_allclose(beta, base.project(chi), rtol=1e-12, atol=1e-14)
     assert gt['base_parameters']['names'] == base.names
-    reg = Regressor(six_axis, RegressorSpec('viscous-coulomb-offset', rotor_inertia=True))
+    reg = Regressor(six_axis, RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True))
     assert gt['standard_parameters']['names'] == reg.names
     # the standard parameters reproduce the simulator's dynamics (outside the friction band),
     # and the base parameters the same torques
@@ -372,7 +374,8 @@ def test_identification_recovers_the_ground_truth(six_axis, plan):
     assert np.abs(out['q'] - out['q_des']).max() < 0.01
     measured = Dataset('simulated Table 1', JOINTS, out['t'], out['position'], None,
                        out['effort'], Transmission.identity(N))
-    model = identify(six_axis, [measured], Settings(rotor_inertia=True, reversal_window=0.1))
+    model = identify(six_axis, [measured],
+                     IdentificationConfig(rotor_inertia=True, reversal_window=0.1))
     gt = sim.ground_truth()
     assert model.base.names == gt['base_parameters']['names']
     truth = np.array(gt['base_parameters']['values'])

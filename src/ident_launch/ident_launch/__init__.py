@@ -2,5 +2,5 @@
 
 Modules: ``substitutions`` and ``params`` (pure parsing, evaluation, encoding), ``description``
 (launch file -> validated entries -> node command lines), ``process`` (starting and stopping the
-nodes), ``cli`` (the ``ident_launch`` command).
+nodes), ``cli`` (the ``ident_launch`` command), ``errors`` (the exception types).
 """

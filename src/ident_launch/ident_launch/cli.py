@@ -26,6 +26,14 @@ PROG = 'ident_launch'
 
 
 def build_parser():
+    """Build the command-line parser of ``ident_launch``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parser for ``ARG ...`` (launch file and ``name:=value`` arguments), ``--show-args``,
+        ``--print``, ``--sigint-timeout`` and ``--sigterm-timeout``.
+    """
     p = argparse.ArgumentParser(
         prog=PROG,
         description='Run a ROS 2 YAML launch file (supported subset: arg and node entries; '
@@ -46,7 +54,29 @@ def build_parser():
 
 
 def split_target(items):
-    """(launch file path, {name: value}) from the positional arguments."""
+    """Split the positional arguments into the launch file and the launch arguments.
+
+    ``<package> <file.launch.yaml> [name:=value ...]`` when the second item is not a
+    ``name:=value``, else ``<path/to/file.launch.yaml> [name:=value ...]``.
+
+    Parameters
+    ----------
+    items : list of str
+        The positional arguments (at least one).
+
+    Returns
+    -------
+    path : str
+        The launch file.
+    overrides : dict of {str: str}
+        The launch arguments, ``{name: value}``.
+
+    Raises
+    ------
+    LaunchError
+        If the launch file is not found or is ambiguous (see :func:`find_launch_file`), or a
+        launch argument is not of the form ``name:=value``.
+    """
     if len(items) > 1 and ':=' not in items[1]:
         package, file_name, rest = items[0], items[1], items[2:]
         path = find_launch_file(package, file_name)
@@ -64,7 +94,28 @@ def split_target(items):
 
 
 def find_launch_file(package, file_name):
-    """Like ``ros2 launch``: ``share/<package>/<file_name>``, else a unique match below it."""
+    """Locate a launch file the way ``ros2 launch`` does.
+
+    ``share/<package>/<file_name>`` if it is a file, else the unique file with the base name
+    of ``file_name`` anywhere below the share directory.
+
+    Parameters
+    ----------
+    package : str
+        Package whose share directory is searched.
+    file_name : str
+        File name, or a path relative to the share directory.
+
+    Returns
+    -------
+    str
+        Absolute path of the launch file.
+
+    Raises
+    ------
+    LaunchError
+        If the package is unknown, or no file or more than one file matches.
+    """
     try:
         share = find_package_share(package)
     except SubstitutionError as exc:
@@ -84,6 +135,15 @@ def find_launch_file(package, file_name):
 
 
 def show_args(launch_file, out):
+    """Write the launch arguments with their descriptions and defaults (``--show-args``).
+
+    Parameters
+    ----------
+    launch_file : LaunchFile
+        The loaded launch file.
+    out : io.TextIOBase
+        Stream to write to.
+    """
     args = launch_file.args
     if not args:
         out.write('No arguments.\n')
@@ -99,6 +159,20 @@ def show_args(launch_file, out):
 
 
 def print_commands(variables, specs, out):
+    """Write the launch argument values and the node command lines (``--print``).
+
+    One ``# arg`` comment per argument, then per node a ``# [label] pkg/exec`` comment and its
+    shell-quoted command line.
+
+    Parameters
+    ----------
+    variables : dict of {str: str}
+        The launch argument values.
+    specs : list of NodeSpec
+        The nodes to start.
+    out : io.TextIOBase
+        Stream to write to.
+    """
     for name, value in variables.items():
         out.write(f'# arg {name} = {value!r}\n')
     for spec in specs:
@@ -108,6 +182,26 @@ def print_commands(variables, specs, out):
 
 
 def main(argv=None):
+    """Run the ``ident_launch`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command-line arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status: 0 every node exited with status 0 (also for ``--show-args``,
+        ``--print`` and no nodes to start); 1 a node exited non-zero or by a signal (also
+        SIGINT) or could not be started; 2 the launch file or the command line is invalid
+        (the error is printed to stderr, nothing is started).
+
+    Raises
+    ------
+    SystemExit
+        From argparse: status 2 for invalid options, 0 for ``--help``.
+    """
     args = build_parser().parse_intermixed_args(argv)
     try:
         path, overrides = split_target(args.target)

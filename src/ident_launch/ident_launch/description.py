@@ -6,9 +6,8 @@ names) so that anything outside the supported subset fails before any process st
 builds one :class:`NodeSpec` (command line) per enabled node.
 """
 
-from dataclasses import dataclass, field
 import os
-from typing import Optional
+from dataclasses import dataclass, field
 
 import yaml
 
@@ -27,18 +26,96 @@ ON_EXIT_ACTIONS = ('shutdown',)
 
 @dataclass
 class ArgDecl:
+    """A launch argument declaration (``- arg:`` entry), as loaded.
+
+    Parameters
+    ----------
+    index : int
+        Position of the entry in the ``launch:`` list.
+    name : str
+        Argument name.
+    default : tuple of (str or Sub), optional
+        Parsed default value; None if the argument has no default (it must be passed).
+    description : str, optional
+        Description shown by ``--show-args``.
+
+    Attributes
+    ----------
+    index : int
+        Position of the entry in the ``launch:`` list.
+    name : str
+        Argument name.
+    default : tuple of (str or Sub) or None
+        Parsed default value (parts), or None.
+    description : str
+        Description, possibly empty.
+    where : str
+        Location of the entry in messages (read-only property).
+    """
+
     index: int
     name: str
-    default: Optional[tuple] = None  # parsed parts
+    default: tuple | None = None  # parsed parts
     description: str = ''
 
     @property
     def where(self):
+        """Location of the entry in messages.
+
+        Returns
+        -------
+        str
+            ``launch[<index>] (arg '<name>')``.
+        """
         return f"launch[{self.index}] (arg '{self.name}')"
 
 
 @dataclass
 class NodeDecl:
+    """A node declaration (``- node:`` entry), as loaded: validated, nothing evaluated.
+
+    Parameters
+    ----------
+    index : int
+        Position of the entry in the ``launch:`` list.
+    label : str
+        Name of the node in messages before evaluation: the raw ``name``, else the raw ``exec``.
+    attrs : dict of {str: tuple}, optional
+        Parsed parts of the string attributes present, by key (``pkg``, ``exec``, ``name``,
+        ``namespace``, ``args``, ``ros_args``, ``if``, ``unless``).
+    params : list of tuple, optional
+        The ``param`` items in file order: ``('file', key, parts)`` for ``from:`` and
+        ``('value', key, name parts, raw value)`` for ``name:``/``value:``, where ``key`` is
+        ``param[<i>]`` and the raw value is parts for a string, the value for a bool, int or
+        float, or a list of those.
+    remaps : list of tuple, optional
+        The ``remap`` items in file order: ``(key, from parts, to parts)``, ``key`` being
+        ``remap[<i>]``.
+    output : str, optional
+        ``'screen'``, ``'log'`` or ``'both'``.
+    shutdown_on_exit : bool, optional
+        True for ``on_exit: shutdown``.
+
+    Attributes
+    ----------
+    index : int
+        Position of the entry in the ``launch:`` list.
+    label : str
+        Name of the node in messages (raw ``name``, else raw ``exec``).
+    attrs : dict of {str: tuple}
+        Parsed string attributes by key.
+    params : list of tuple
+        ``('file', key, parts)`` and ``('value', key, name parts, raw value)`` items.
+    remaps : list of tuple
+        ``(key, from parts, to parts)`` items.
+    output : str
+        ``'screen'``, ``'log'`` or ``'both'``.
+    shutdown_on_exit : bool
+        True for ``on_exit: shutdown``.
+    where : str
+        Location of the entry in messages (read-only property).
+    """
+
     index: int
     label: str  # for messages before evaluation: raw name, else raw exec
     attrs: dict = field(default_factory=dict)  # key -> parsed parts (string attributes)
@@ -49,22 +126,88 @@ class NodeDecl:
 
     @property
     def where(self):
+        """Location of the entry in messages.
+
+        Returns
+        -------
+        str
+            ``launch[<index>] (node '<label>')``.
+        """
         return f"launch[{self.index}] (node '{self.label}')"
 
 
 @dataclass
 class LaunchFile:
+    """A loaded and validated launch file.
+
+    Parameters
+    ----------
+    path : str
+        Path of the launch file.
+    entries : list of (ArgDecl or NodeDecl)
+        The entries in file order.
+
+    Attributes
+    ----------
+    path : str
+        Path of the launch file.
+    entries : list of (ArgDecl or NodeDecl)
+        The entries in file order.
+    args : list of ArgDecl
+        The argument declarations in file order (read-only property).
+    """
+
     path: str
     entries: list
 
     @property
     def args(self):
+        """The argument declarations, in file order.
+
+        Returns
+        -------
+        list of ArgDecl
+            The :class:`ArgDecl` entries.
+        """
         return [e for e in self.entries if isinstance(e, ArgDecl)]
 
 
 @dataclass
 class NodeSpec:
-    """A node ready to start."""
+    """A node ready to start.
+
+    Parameters
+    ----------
+    label : str
+        Output prefix and name in messages: the node name, else the executable name; ``-2``,
+        ``-3``, ... are appended to repeated labels.
+    cmd : list of str
+        Command line: the executable's path, the node's ``args``, then ``--ros-args`` and the
+        name, namespace, parameters, remappings and ``ros_args``.
+    pkg : str
+        Package of the executable.
+    executable : str
+        Executable name (``exec``).
+    output : str, optional
+        ``'screen'``, ``'log'`` or ``'both'`` (the runner treats all like ``'screen'``).
+    shutdown_on_exit : bool, optional
+        Whether the launch shuts down when this node exits (``on_exit: shutdown``).
+
+    Attributes
+    ----------
+    label : str
+        Output prefix and name in messages.
+    cmd : list of str
+        Command line to start the node.
+    pkg : str
+        Package of the executable.
+    executable : str
+        Executable name.
+    output : str
+        ``'screen'``, ``'log'`` or ``'both'``.
+    shutdown_on_exit : bool
+        Whether the launch shuts down when this node exits.
+    """
 
     label: str  # output prefix and name in messages
     cmd: list
@@ -79,7 +222,28 @@ class NodeSpec:
 # --------------------------------------------------------------------------------------------
 
 def load(path):
-    """Read and validate a launch file; raise LaunchError naming file/entry/key."""
+    """Read and validate a launch file.
+
+    The whole file is checked (structure, keys, types, substitution syntax and names) so that
+    anything outside the supported subset fails before any process starts. Nothing is
+    evaluated.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The launch file.
+
+    Returns
+    -------
+    LaunchFile
+        The validated entries.
+
+    Raises
+    ------
+    LaunchError
+        If the file cannot be read, is not valid YAML, or has anything outside the supported
+        subset; the error names the file, the entry and the key.
+    """
     path = str(path)
     try:
         with open(path, encoding='utf-8') as f:
@@ -245,7 +409,37 @@ def _load_param_value(value, path, where, key):
 # --------------------------------------------------------------------------------------------
 
 def resolve(launch_file, overrides=None, environ=None):
-    """Evaluate the launch file with ``overrides`` ({name: value}); return (variables, specs)."""
+    """Evaluate the launch file with ``overrides``; build the command line of each enabled node.
+
+    Arguments get their values in file order, so a default can use earlier arguments; node
+    conditions (``if``/``unless``) are evaluated, and disabled nodes are not looked up.
+
+    Parameters
+    ----------
+    launch_file : LaunchFile
+        The loaded launch file (see :func:`load`).
+    overrides : dict of {str: str}, optional
+        Launch argument values from the command line (``name:=value``), by name; they replace
+        the defaults.
+    environ : mapping of {str: str}, optional
+        Environment for ``$(env NAME)``; default ``os.environ``. Package look-ups always use
+        the process environment (``AMENT_PREFIX_PATH``).
+
+    Returns
+    -------
+    variables : dict of {str: str}
+        The value of every launch argument, in declaration order.
+    specs : list of NodeSpec
+        One per enabled node, in file order, with unique labels.
+
+    Raises
+    ------
+    LaunchError
+        If an override names an undeclared argument, an argument without default gets no
+        value, a substitution cannot be evaluated, a condition is not a boolean, a package,
+        executable or parameter file is not found, a node or parameter name is empty, or a
+        parameter value has no ROS parameter type.
+    """
     lf = launch_file
     overrides = dict(overrides or {})
     declared = [a.name for a in lf.args]
@@ -282,6 +476,30 @@ def _evaluate(parts, ctx, path, where, key):
 
 
 def parse_bool(text, path, where, key):
+    """Read the value of a condition (``if``/``unless``).
+
+    Parameters
+    ----------
+    text : str
+        The evaluated condition: ``true``/``1`` or ``false``/``0``, case and surrounding white
+        space ignored.
+    path : str
+        The launch file, for the error message.
+    where : str
+        The entry, for the error message.
+    key : str
+        The condition key (``'if'`` or ``'unless'``), for the error message.
+
+    Returns
+    -------
+    bool
+        The condition's value.
+
+    Raises
+    ------
+    LaunchError
+        If ``text`` is none of the accepted values.
+    """
     value = text.strip().lower()
     if value in ('true', '1'):
         return True
@@ -360,7 +578,30 @@ def _param_value(raw, ctx, path, where, key):
 
 
 def find_executable(pkg, exe_name, path=None, where=None):
-    """``<prefix of pkg>/lib/<pkg>/<exe_name>``, checked to be an executable file."""
+    """Find a node's executable: ``<prefix of pkg>/lib/<pkg>/<exe_name>``.
+
+    Parameters
+    ----------
+    pkg : str
+        Package name, looked up in the ament index.
+    exe_name : str
+        Executable name (``exec``).
+    path : str, optional
+        The launch file, for error messages.
+    where : str, optional
+        The entry, for error messages.
+
+    Returns
+    -------
+    str
+        Path of the executable, checked to be an executable file.
+
+    Raises
+    ------
+    LaunchError
+        If the package is not found (key ``pkg``), or the file does not exist or is not
+        executable (key ``exec``).
+    """
     try:
         prefix = find_package_prefix(pkg)
     except SubstitutionError as exc:

@@ -1,11 +1,38 @@
-"""The one exception type of the runner: a launch file (or its command line) that cannot run."""
+"""Exceptions of the runner.
+
+:class:`LaunchError` is the one exception type the runner reports: a launch file (or its command
+line) that cannot run. :class:`SubstitutionError` comes from the pure parsing and evaluation
+functions and is re-raised as :class:`LaunchError` with the location added.
+"""
 
 
 class LaunchError(Exception):
     """Configuration error, reported as one line before any process starts (exit code 2).
 
-    ``file`` is the launch file, ``where`` the entry (``launch[3] (node 'sim')``) and ``key`` the
-    offending key path (``param[1].value``); each may be empty.
+    ``str(error)`` is ``<file>: <where>: key '<key>': <message>``, leaving out the location
+    parts that are empty.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    file : str, optional
+        The launch file; may be empty.
+    where : str, optional
+        The entry, e.g. ``launch[3] (node 'sim')``; may be empty.
+    key : str, optional
+        The offending key path, e.g. ``param[1].value``; may be empty.
+
+    Attributes
+    ----------
+    message : str
+        What is wrong, without the location.
+    file : str or None
+        The launch file, or empty.
+    where : str or None
+        The entry (``launch[3] (node 'sim')``), or empty.
+    key : str or None
+        The offending key path (``param[1].value``), or empty.
     """
 
     def __init__(self, message, file=None, where=None, key=None):
@@ -22,4 +49,8 @@ class LaunchError(Exception):
 
 
 class SubstitutionError(ValueError):
-    """A substitution that cannot be parsed or evaluated (re-raised as LaunchError)."""
+    """A substitution that cannot be parsed or evaluated (re-raised as LaunchError).
+
+    Also raised for parameter values that have no ROS parameter type. The message does not
+    name the launch file, entry or key; the caller adds them when it re-raises.
+    """

@@ -31,7 +31,28 @@ _AMBIGUOUS = re.compile(
 
 
 def yaml_typed(text, what):
-    """Read an (already substituted) string value as YAML, like launch_ros does."""
+    """Read an (already substituted) string value as YAML, like launch_ros does.
+
+    Parameters
+    ----------
+    text : str
+        The value after substitution.
+    what : str
+        How error messages name the value (``'value'``, ``'list item'``).
+
+    Returns
+    -------
+    bool, int, float, str or list
+        The typed value; a list is non-empty and its items are of one type (see
+        :func:`check_list`).
+
+    Raises
+    ------
+    SubstitutionError
+        If ``text`` is not valid YAML, is empty or null, reads as a date or as another type
+        that no ROS parameter has (e.g. a mapping), or is a list that :func:`check_list`
+        refuses. The messages say how to quote the value to pass it as a string.
+    """
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -57,6 +78,28 @@ def yaml_typed(text, what):
 
 
 def check_list(values, what, text=None):
+    """Check that a list can be a ROS array parameter.
+
+    Parameters
+    ----------
+    values : list
+        The typed items.
+    what : str
+        How error messages name the value (``'value'``).
+    text : str, optional
+        Text of the value as written, shown in error messages instead of ``values``.
+
+    Returns
+    -------
+    list
+        The items, as a new list.
+
+    Raises
+    ------
+    SubstitutionError
+        If the list is empty, or its items are not all of one type among bool, int, float and
+        str (``True`` and ``1`` count as different types).
+    """
     shown = text if text is not None else values
     if not values:
         raise SubstitutionError(f'{what} {shown!r}: an empty list has no ROS parameter type')
@@ -69,7 +112,26 @@ def check_list(values, what, text=None):
 
 
 def encode(value):
-    """``-p`` value text that ROS's YAML parsing reads back as ``value`` (same type)."""
+    """Write ``value`` as ``-p`` value text that ROS's YAML parsing reads back unchanged.
+
+    The text reads back as the same value with the same type: strings are quoted when needed,
+    floats always have a decimal point, lists become flow lists.
+
+    Parameters
+    ----------
+    value : bool, int, float, str, or list or tuple of these
+        The parameter value.
+
+    Returns
+    -------
+    str
+        The text to put after ``NAME:=``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` (or an item of it) is of another type.
+    """
     if isinstance(value, (list, tuple)):
         return '[' + ', '.join(encode(v) for v in value) + ']'
     if isinstance(value, bool):

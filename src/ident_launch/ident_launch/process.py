@@ -18,6 +18,19 @@ POLL = 0.05
 
 
 def describe_returncode(rc):
+    """Describe an exit status for messages.
+
+    Parameters
+    ----------
+    rc : int or None
+        A ``Popen.returncode``: negative if the process was killed by a signal, None while it
+        runs.
+
+    Returns
+    -------
+    str
+        The number, with the signal's name for a signal (``'-15 (SIGTERM)'``).
+    """
     if rc is not None and rc < 0:
         try:
             return f'{rc} ({signal.Signals(-rc).name})'
@@ -27,6 +40,31 @@ def describe_returncode(rc):
 
 
 class NodeProcess:
+    """One node's process and what is known about it during a run.
+
+    Parameters
+    ----------
+    spec : NodeSpec
+        The node to run.
+
+    Attributes
+    ----------
+    spec : NodeSpec
+        The node to run.
+    popen : subprocess.Popen or None
+        The process, None until it is started.
+    reader : threading.Thread or None
+        The thread copying the node's output, None until it is started.
+    returncode : int or None
+        Exit status once the process has been reaped (127 if it could not be started).
+    escalation : str or None
+        ``'SIGTERM'`` or ``'SIGKILL'`` if the shutdown had to go beyond SIGINT, else None.
+    label : str
+        Label of the node (read-only property).
+    running : bool
+        Whether the process runs (read-only property).
+    """
+
     def __init__(self, spec):
         self.spec = spec
         self.popen = None
@@ -36,18 +74,50 @@ class NodeProcess:
 
     @property
     def label(self):
+        """Label of the node.
+
+        Returns
+        -------
+        str
+            Output prefix and name in messages (:attr:`NodeSpec.label`).
+        """
         return self.spec.label
 
     @property
     def running(self):
+        """Whether the process runs.
+
+        Returns
+        -------
+        bool
+            True if the process was started and has not been reaped yet.
+        """
         return self.popen is not None and self.returncode is None
 
     def poll(self):
+        """Check whether the process has exited, and reap it if so.
+
+        Returns
+        -------
+        int or None
+            :attr:`returncode`: the exit status, None while the process runs or before it is
+            started.
+        """
         if self.running:
             self.returncode = self.popen.poll()
         return self.returncode
 
     def signal(self, signum):
+        """Send a signal to the node's process group, if the node runs.
+
+        A process group that no longer exists is ignored; if the group may not be signalled,
+        the signal goes to the node's process alone.
+
+        Parameters
+        ----------
+        signum : int
+            The signal number (e.g. ``signal.SIGINT``).
+        """
         if not self.running:
             return
         try:
@@ -59,6 +129,40 @@ class NodeProcess:
 
 
 class Runner:
+    """Start, supervise and stop the nodes of a resolved launch description.
+
+    Parameters
+    ----------
+    specs : list of NodeSpec
+        The nodes, in start order.
+    sigint_timeout : float, optional
+        Seconds to wait after SIGINT before SIGTERM.
+    sigterm_timeout : float, optional
+        Seconds to wait after SIGTERM before SIGKILL, and after SIGKILL before giving up.
+    out : io.TextIOBase, optional
+        Stream for the nodes' output lines; default ``sys.stdout``.
+    log : io.TextIOBase, optional
+        Stream for the runner's own messages; default ``sys.stderr``.
+    environ : mapping of {str: str}, optional
+        Environment of the nodes (copied); default ``os.environ``. ``PYTHONUNBUFFERED=1`` is
+        added unless set, so that Python nodes' lines appear when they are printed.
+
+    Attributes
+    ----------
+    nodes : list of NodeProcess
+        The nodes, in start order.
+    sigint_timeout : float
+        Seconds to wait after SIGINT before SIGTERM.
+    sigterm_timeout : float
+        Seconds to wait after SIGTERM before SIGKILL, and after SIGKILL.
+    out : io.TextIOBase
+        Stream for the nodes' output lines.
+    log_stream : io.TextIOBase
+        Stream for the runner's own messages.
+    environ : dict of {str: str}
+        Environment of the nodes.
+    """
+
     def __init__(self, specs, sigint_timeout=10.0, sigterm_timeout=5.0, out=None, log=None,
                  environ=None):
         self.nodes = [NodeProcess(s) for s in specs]
@@ -82,6 +186,13 @@ class Runner:
                 pass
 
     def log(self, message):
+        """Write one runner message to the log stream, prefixed with ``[ident_launch] ``.
+
+        Parameters
+        ----------
+        message : str
+            The message, without trailing new line.
+        """
         self._write(self.log_stream, f'[ident_launch] {message}\n')
 
     def _pump(self, node):
@@ -124,7 +235,20 @@ class Runner:
         self.log(f"'{node.label}' exited with code {describe_returncode(node.returncode)}")
 
     def run(self):
-        """Start all nodes, supervise them, shut down; return the exit status (0 or 1)."""
+        """Start all nodes, supervise them, shut down.
+
+        The nodes are started in order. The run ends when every node has exited; it shuts the
+        remaining nodes down (see :meth:`shutdown`) as soon as a node exits non-zero or by a
+        signal, a node with ``on_exit: shutdown`` exits, a node cannot be started or the
+        runner receives SIGINT or SIGTERM. In the main thread, handlers for SIGINT and SIGTERM
+        are installed for the run and the previous ones restored afterwards. Processes a node
+        left behind in its process group are killed.
+
+        Returns
+        -------
+        int
+            The exit status: 0 if every started node exited with status 0, else 1.
+        """
         previous = self._install_handlers() if threading.current_thread() is \
             threading.main_thread() else {}
         try:
@@ -185,6 +309,14 @@ class Runner:
             time.sleep(POLL)
 
     def shutdown(self):
+        """Stop the running nodes: SIGINT, then SIGTERM, then SIGKILL.
+
+        Each stage signals the process group of every node still running and waits until they
+        have all exited: ``sigint_timeout`` seconds after SIGINT, ``sigterm_timeout`` after
+        SIGTERM and after SIGKILL. Escalations are logged and recorded in
+        :attr:`NodeProcess.escalation`. A new SIGINT/SIGTERM to the runner ends the wait of
+        the current stage early. Nodes still running after the SIGKILL wait are reported.
+        """
         stages = ((signal.SIGINT, self.sigint_timeout),
                   (signal.SIGTERM, self.sigterm_timeout),
                   (signal.SIGKILL, self.sigterm_timeout))

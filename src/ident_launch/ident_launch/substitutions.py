@@ -9,9 +9,9 @@ Supported: ``var NAME``, ``find-pkg-share PKG``, ``find-pkg-prefix PKG``, ``env 
 ``$(command ...)`` fails before any process starts. Pure functions; no ROS needed.
 """
 
-from dataclasses import dataclass
 import os
 import shlex
+from dataclasses import dataclass
 
 from .errors import SubstitutionError
 
@@ -29,7 +29,25 @@ _NAME_CHARS = set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 
 @dataclass(frozen=True)
 class Sub:
-    """One ``$(name arg ...)``; each arg is a tuple of parts."""
+    """One ``$(name arg ...)``; each arg is a tuple of parts.
+
+    ``str(sub)`` writes it back as launch-file text, quoting arguments that are empty or contain
+    white space.
+
+    Parameters
+    ----------
+    name : str
+        Substitution name, one of :data:`SUPPORTED` (checked by :func:`parse`).
+    args : tuple of tuple
+        The arguments, each a tuple of parts (``str`` text and nested :class:`Sub`).
+
+    Attributes
+    ----------
+    name : str
+        Substitution name (``'var'``, ``'env'``, ...).
+    args : tuple of tuple
+        The arguments, each a tuple of parts.
+    """
 
     name: str
     args: tuple
@@ -41,12 +59,41 @@ class Sub:
 
 
 def unparse(parts):
-    """Text of a parsed value (for messages and ``--show-args``)."""
+    """Return the text of a parsed value (for messages and ``--show-args``).
+
+    Parameters
+    ----------
+    parts : tuple of (str or Sub)
+        A parsed value, as returned by :func:`parse`.
+
+    Returns
+    -------
+    str
+        Plain text as is, substitutions written as ``$(name arg ...)``.
+    """
     return ''.join(str(p) for p in parts)
 
 
 def parse(text):
-    """Parse ``text`` into a tuple of parts. Raises SubstitutionError for bad syntax/names."""
+    """Parse ``text`` into a tuple of parts.
+
+    Parameters
+    ----------
+    text : str
+        A launch-file string, possibly containing substitutions.
+
+    Returns
+    -------
+    tuple of (str or Sub)
+        Plain text and :class:`Sub` nodes in order; adjacent text is merged and empty text
+        left out (``''`` gives ``()``).
+
+    Raises
+    ------
+    SubstitutionError
+        For bad syntax (unterminated substitution or quote, missing or invalid name) and for
+        names that are not supported or get a wrong number of arguments.
+    """
     parts, pos = _parse_text(text, 0)
     assert pos == len(text)
     return parts
@@ -140,7 +187,18 @@ def _parse_arg(text, pos, subname):
 
 
 def substitutions_in(parts):
-    """All Sub nodes in ``parts``, nested ones included."""
+    """Iterate over all Sub nodes in ``parts``, nested ones included.
+
+    Parameters
+    ----------
+    parts : tuple of (str or Sub)
+        A parsed value.
+
+    Yields
+    ------
+    Sub
+        Each substitution, followed by the ones nested in its arguments (depth first).
+    """
     for p in parts:
         if isinstance(p, Sub):
             yield p
@@ -149,7 +207,27 @@ def substitutions_in(parts):
 
 
 class Context:
-    """What substitutions evaluate against."""
+    """What substitutions evaluate against.
+
+    Parameters
+    ----------
+    launch_file : str or os.PathLike
+        The launch file; ``$(dirname)`` gives its directory.
+    variables : dict of {str: str}, optional
+        Launch argument values for ``$(var NAME)`` (copied); default none.
+    environ : mapping of {str: str}, optional
+        Environment for ``$(env NAME)``; default ``os.environ``.
+
+    Attributes
+    ----------
+    dirname : str
+        Absolute path of the directory of the launch file.
+    variables : dict of {str: str}
+        Launch argument values; :func:`~ident_launch.description.resolve` adds each argument
+        when it reaches its declaration.
+    environ : mapping of {str: str}
+        Environment for ``$(env NAME)`` (not copied).
+    """
 
     def __init__(self, launch_file, variables=None, environ=None):
         self.dirname = os.path.dirname(os.path.abspath(launch_file))
@@ -159,7 +237,10 @@ class Context:
 
 def _package_lookup(kind, package):
     from ament_index_python.packages import (
-        get_package_prefix, get_package_share_directory, PackageNotFoundError)
+        PackageNotFoundError,
+        get_package_prefix,
+        get_package_share_directory,
+    )
     try:
         if kind == 'share':
             return get_package_share_directory(package)
@@ -171,15 +252,71 @@ def _package_lookup(kind, package):
 
 
 def find_package_prefix(package):
+    """Return the install prefix of a package, like ``$(find-pkg-prefix)``.
+
+    Parameters
+    ----------
+    package : str
+        Package name, looked up in the ament index (``AMENT_PREFIX_PATH``).
+
+    Returns
+    -------
+    str
+        The prefix directory (holding ``lib/<package>`` and ``share/<package>``).
+
+    Raises
+    ------
+    SubstitutionError
+        If the package is not found or its name is invalid; the message shows
+        ``AMENT_PREFIX_PATH``.
+    """
     return _package_lookup('prefix', package)
 
 
 def find_package_share(package):
+    """Return the share directory of a package, like ``$(find-pkg-share)``.
+
+    Parameters
+    ----------
+    package : str
+        Package name, looked up in the ament index (``AMENT_PREFIX_PATH``).
+
+    Returns
+    -------
+    str
+        The share directory, ``<prefix>/share/<package>``.
+
+    Raises
+    ------
+    SubstitutionError
+        If the package is not found or its name is invalid; the message shows
+        ``AMENT_PREFIX_PATH``.
+    """
     return _package_lookup('share', package)
 
 
 def evaluate(parts, ctx):
-    """Evaluate parts to a string."""
+    """Evaluate parts to a string.
+
+    Parameters
+    ----------
+    parts : tuple of (str or Sub)
+        A parsed value.
+    ctx : Context
+        Launch arguments, environment and launch-file directory to evaluate against.
+
+    Returns
+    -------
+    str
+        The text with every substitution replaced by its value.
+
+    Raises
+    ------
+    SubstitutionError
+        If ``$(var NAME)`` names an unknown launch argument, ``$(env NAME)`` without a default
+        names an unset variable, or ``$(find-pkg-share)``/``$(find-pkg-prefix)`` names a
+        package that is not found.
+    """
     return ''.join(p if isinstance(p, str) else _evaluate_sub(p, ctx) for p in parts)
 
 
@@ -212,11 +349,30 @@ def split_command_line(parts, ctx):
 
     Plain text is split shell-like (``shlex``); a substitution's result is never split, and it
     joins the text directly before/after it when there is no white space in between.
+
+    Parameters
+    ----------
+    parts : tuple of (str or Sub)
+        The parsed string.
+    ctx : Context
+        What the substitutions evaluate against.
+
+    Returns
+    -------
+    list of str
+        The command-line arguments.
+
+    Raises
+    ------
+    SubstitutionError
+        If plain text cannot be split (e.g. an unbalanced quote) or a substitution cannot be
+        evaluated (see :func:`evaluate`).
     """
     result = []
     current = None  # None: no argument in progress
 
     def flush():
+        """End the argument in progress, if any."""
         nonlocal current
         if current is not None:
             result.append(current)

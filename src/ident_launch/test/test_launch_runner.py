@@ -2,17 +2,20 @@
 
 The fake prefix holds packages ``fakepkg`` and ``otherpkg``; their executables are small Python
 scripts (``fake_node``) that print their argv and then behave as told by options placed before
-``--ros-args`` (exit code, sleep, wait for SIGINT, ignore SIGINT, ...).
+``--ros-args`` (exit code, wait for a file, wait for SIGINT, ignore SIGINT, ...).
+
+No test depends on how fast the machine is: the tests wait for events (a file written by a
+node, the runner's exit), with timeouts that only guard against hangs.
 """
 
 import json
 import os
-from pathlib import Path
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -22,8 +25,7 @@ PKG_ROOT = HERE.parent
 if str(PKG_ROOT) not in sys.path:
     sys.path.insert(0, str(PKG_ROOT))
 
-from ident_launch import description, params, substitutions  # noqa: E402
-from ident_launch.errors import LaunchError  # noqa: E402
+from ident_launch import description, errors, params, substitutions
 
 FAKE_NODE = '''\
 #!{python} -S
@@ -59,8 +61,13 @@ print('to stderr', file=sys.stderr)
 sys.stdout.flush()
 if '--ready' in opts:
     open(opts['--ready'], 'w').close()
-if '--sleep' in opts:
-    time.sleep(float(opts['--sleep']))
+if '--wait-for' in opts:
+    deadline = time.monotonic() + 20
+    while not os.path.exists(opts['--wait-for']):
+        if time.monotonic() >= deadline:
+            print('gave up waiting for ' + opts['--wait-for'], flush=True)
+            break
+        time.sleep(0.02)
 if '--wait' in opts:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -126,9 +133,18 @@ def runner_cmd(*args):
     return [sys.executable, '-m', 'ident_launch', *[str(a) for a in args]]
 
 
-def run_launch(*args, timeout=20):
-    return subprocess.run(runner_cmd(*args), capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+# Only guards against hangs: no wait comes near it when the runner works, however busy the
+# machine is (the fake nodes' own --wait/--wait-for give up after 20 s).
+HANG_TIMEOUT = 60.0
+
+
+def run_launch(*args, timeout=HANG_TIMEOUT):
+    try:
+        return subprocess.run(runner_cmd(*args), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'timed out after {timeout:g} s waiting for `ident_launch '
+                    f'{" ".join(map(str, args))}` to exit')
 
 
 def resolve_text(prefix, text, overrides=None):
@@ -137,18 +153,34 @@ def resolve_text(prefix, text, overrides=None):
 
 
 def error_of(prefix, text, overrides=None):
-    with pytest.raises(LaunchError) as info:
+    with pytest.raises(errors.LaunchError) as info:
         resolve_text(prefix, text, overrides)
     return str(info.value)
 
 
-def wait_for(path, timeout=10.0):
+def wait_for(path, what, proc=None, timeout=HANG_TIMEOUT):
+    """Wait until ``path`` exists; fail naming ``what`` if the runner ``proc`` exits first."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if Path(path).exists():
-            return True
+    while not Path(path).exists():
+        if proc is not None and proc.poll() is not None:
+            pytest.fail(f'the runner exited with code {proc.returncode} before {what} ({path})')
+        if time.monotonic() >= deadline:
+            pytest.fail(f'timed out after {timeout:g} s waiting for {what} ({path})')
         time.sleep(0.02)
-    return False
+
+
+def wait_exit(proc, what, timeout=HANG_TIMEOUT):
+    """Wait for the runner ``proc`` to exit and return its exit code; fail naming ``what``."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'timed out after {timeout:g} s waiting for the runner to exit {what}')
+
+
+def assert_no_escalation(err, label):
+    """The runner's stderr ``err`` shows that node ``label`` stopped on SIGINT alone."""
+    assert f"'{label}' did not exit after" not in err, err
+    assert f"'{label}' needed" not in err, err
 
 
 def p_values(cmd):
@@ -430,7 +462,7 @@ NODE = '    pkg: fakepkg\n    exec: talker\n    name: n1\n'
 def test_unsupported_constructs(prefix, entry, where, key):
     text = 'launch:\n- arg: {name: b, default: x}\n' + entry
     path = prefix.write_launch(text)
-    with pytest.raises(LaunchError) as info:
+    with pytest.raises(errors.LaunchError) as info:
         description.load(path)
     msg = str(info.value)
     assert str(path) in msg and where in msg and key in msg, msg
@@ -452,7 +484,7 @@ def test_unsupported_fails_before_start(prefix, tmp_path):
 def test_bad_top_level(prefix):
     for text in ('nodes: []\n', '- node: {}\n', 'launch: {a: 1}\n', 'launch: [node]\n',
                  'launch:\n- {arg: {name: a}, node: {}}\n', 'launch: [\n'):
-        with pytest.raises(LaunchError) as info:
+        with pytest.raises(errors.LaunchError) as info:
             description.load(prefix.write_launch(text))
         assert 'test.launch.yaml' in str(info.value)
 
@@ -575,38 +607,45 @@ def test_run_two_nodes(prefix):
 
 
 def test_failing_node_stops_launch(prefix, tmp_path):
-    marker = tmp_path / 'waiter-sigint'
+    marker, ready = tmp_path / 'waiter-sigint', tmp_path / 'waiter-ready'
+    # the crasher fails once the waiter is ready (handles SIGINT), not after a fixed delay
     prefix.write_launch(f'''\
     launch:
     - node: {{pkg: fakepkg, exec: talker, name: waiter,
-              args: "--wait --marker {marker} --pid-dir {prefix.pid_dir}"}}
+              args: "--wait --marker {marker} --ready {ready} --pid-dir {prefix.pid_dir}"}}
     - node: {{pkg: fakepkg, exec: listener, name: crasher,
-              args: "--sleep 0.3 --exit 3 --pid-dir {prefix.pid_dir}"}}
+              args: "--wait-for {ready} --exit 3 --pid-dir {prefix.pid_dir}"}}
     ''')
-    start = time.monotonic()
     res = run_launch('fakepkg', 'test.launch.yaml', '--sigint-timeout', '5')
-    assert time.monotonic() - start < 10
     assert res.returncode == 1, res.stdout + res.stderr
+    assert "'crasher' failed: shutting down" in res.stderr
     assert "FAILED: 'crasher' exit code 3" in res.stderr
     assert 'waiter' not in res.stderr.split('FAILED', 1)[1]  # waiter stopped cleanly
+    # the shutdown stopped the (otherwise 20 s) waiter with SIGINT alone
+    assert marker.exists(), 'the waiter never got SIGINT\n' + res.stdout + res.stderr
     assert marker.read_text() == 'sigint'
+    assert "'waiter' exited with code 0" in res.stderr
+    assert_no_escalation(res.stderr, 'waiter')
 
 
 def test_on_exit_shutdown(prefix, tmp_path):
-    marker = tmp_path / 'waiter-sigint'
+    marker, ready = tmp_path / 'waiter-sigint', tmp_path / 'waiter-ready'
     prefix.write_launch(f'''\
     launch:
     - node: {{pkg: fakepkg, exec: talker, name: waiter,
-              args: "--wait --marker {marker} --pid-dir {prefix.pid_dir}"}}
+              args: "--wait --marker {marker} --ready {ready} --pid-dir {prefix.pid_dir}"}}
     - node: {{pkg: fakepkg, exec: listener, name: driver, on_exit: shutdown,
-              args: "--sleep 0.3 --pid-dir {prefix.pid_dir}"}}
+              args: "--wait-for {ready} --pid-dir {prefix.pid_dir}"}}
     ''')
-    start = time.monotonic()
     res = run_launch('fakepkg', 'test.launch.yaml')
-    assert time.monotonic() - start < 10
     assert res.returncode == 0, res.stdout + res.stderr
+    assert marker.exists(), 'the waiter never got SIGINT\n' + res.stdout + res.stderr
     assert marker.read_text() == 'sigint'
     assert "on_exit: shutdown" in res.stderr and '[waiter] got SIGINT' in res.stdout
+    # the driver's exit caused the shutdown, and the waiter stopped on SIGINT alone (the
+    # default --sigint-timeout of 10 s was not waited out)
+    assert "'driver' exited (on_exit: shutdown): shutting down" in res.stderr
+    assert_no_escalation(res.stderr, 'waiter')
 
 
 def start_runner(prefix, text, *extra):
@@ -619,7 +658,7 @@ def start_runner(prefix, text, *extra):
 def stop(proc):
     if proc.poll() is None:
         proc.kill()
-    return proc.communicate(timeout=10)
+    return proc.communicate(timeout=HANG_TIMEOUT)
 
 
 def test_sigint_is_forwarded(prefix, tmp_path):
@@ -632,9 +671,10 @@ def test_sigint_is_forwarded(prefix, tmp_path):
               args: "--wait --marker {m2} --ready {r2} --pid-dir {prefix.pid_dir}"}}
     ''')
     try:
-        assert wait_for(r1) and wait_for(r2)
+        wait_for(r1, "node 'a' to start", proc)
+        wait_for(r2, "node 'b' to start", proc)
         proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=10)
+        rc = wait_exit(proc, 'after SIGINT')
     finally:
         out, err = stop(proc)
     assert rc == 0, out + err
@@ -650,9 +690,9 @@ def test_sigterm_to_runner_is_forwarded_as_sigint(prefix, tmp_path):
               args: "--wait --marker {marker} --ready {ready} --pid-dir {prefix.pid_dir}"}}
     ''')
     try:
-        assert wait_for(ready)
+        wait_for(ready, 'the node to start', proc)
         proc.send_signal(signal.SIGTERM)
-        rc = proc.wait(timeout=10)
+        rc = wait_exit(proc, 'after SIGTERM')
     finally:
         out, err = stop(proc)
     assert rc == 0, out + err
@@ -661,28 +701,35 @@ def test_sigterm_to_runner_is_forwarded_as_sigint(prefix, tmp_path):
 
 def test_node_ignoring_sigint_gets_sigterm(prefix, tmp_path):
     r1, r2, marker = tmp_path / 'r1', tmp_path / 'r2', tmp_path / 'm'
+    sigint_timeout = 1.0
     proc = start_runner(prefix, f'''\
     launch:
     - node: {{pkg: fakepkg, exec: talker, name: stubborn,
               args: "--wait --ignore-sigint --ready {r1} --pid-dir {prefix.pid_dir}"}}
     - node: {{pkg: fakepkg, exec: listener, name: polite,
               args: "--wait --marker {marker} --ready {r2} --pid-dir {prefix.pid_dir}"}}
-    ''', '--sigint-timeout', '1')
+    ''', '--sigint-timeout', str(sigint_timeout))
     try:
-        assert wait_for(r1) and wait_for(r2)
+        wait_for(r1, "node 'stubborn' to start", proc)
+        wait_for(r2, "node 'polite' to start", proc)
         start = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=10)
+        rc = wait_exit(proc, 'after SIGINT')
         elapsed = time.monotonic() - start
     finally:
         out, err = stop(proc)
     assert rc == 1, out + err
-    assert 0.9 < elapsed < 4
+    # SIGTERM only after the SIGINT timeout (a busy machine can only make this longer)
+    assert elapsed >= sigint_timeout, f'stopped {elapsed:.2f} s after SIGINT\n{err}'
     assert "'stubborn' did not exit after SIGINT: sending SIGTERM" in err
     assert "'stubborn' needed SIGTERM" in err
     assert "FAILED: 'stubborn' exit code -15 (SIGTERM)" in err
+    # SIGTERM was enough: no SIGKILL, and the stubborn node did not run to its own end
+    assert "'stubborn' did not exit after SIGTERM" not in err, err
+    assert "'stubborn' needed SIGKILL" not in err, err
     assert 'polite' not in err.split('FAILED', 1)[1]
     assert marker.read_text() == 'sigint'
+    assert_no_escalation(err, 'polite')
 
 
 def test_node_dying_from_sigint_is_a_failure(prefix, tmp_path):
@@ -693,9 +740,9 @@ def test_node_dying_from_sigint_is_a_failure(prefix, tmp_path):
               args: "--wait --default-sigint --ready {ready} --pid-dir {prefix.pid_dir}"}}
     ''')
     try:
-        assert wait_for(ready)
+        wait_for(ready, "node 'fragile' to start", proc)
         proc.send_signal(signal.SIGINT)
-        rc = proc.wait(timeout=10)
+        rc = wait_exit(proc, 'after SIGINT')
     finally:
         out, err = stop(proc)
     assert rc == 1, out + err

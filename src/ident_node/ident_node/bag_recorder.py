@@ -16,7 +16,6 @@ existing paths, and bag names carry a time stamp and a counter).
 from __future__ import annotations
 
 import functools
-import math
 import re
 import statistics
 import struct
@@ -25,13 +24,21 @@ from datetime import datetime
 from pathlib import Path
 
 import yaml
-from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
-                                QosTime)
+from pydantic import Field, NonNegativeFloat, PositiveFloat
+from rosbags.interfaces import (
+    Qos,
+    QosDurability,
+    QosHistory,
+    QosLiveliness,
+    QosReliability,
+    QosTime,
+)
 from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ident_core.errors import InputError
-from ident_core.results import write_atomic
+from ident_core.files import write_atomic
+from ident_core.schema import Schema
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 EXCITATION_TYPE = 'ident_msgs/msg/ExcitationTrajectory'
@@ -88,7 +95,7 @@ def unique_bag_path(directory: str | Path, experiment: str, now: datetime | None
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def recording_typestore(excitation_msg: str | None = None):
     """The rosbags typestore (ROS 2 Kilted) with ``ident_msgs/msg/ExcitationTrajectory`` added.
 
@@ -100,8 +107,7 @@ def recording_typestore(excitation_msg: str | None = None):
         InputError (a ValueError): ``ident_msgs`` not installed or the file unreadable.
     """
     if excitation_msg is None:
-        from ament_index_python.packages import (PackageNotFoundError,
-                                                 get_package_share_directory)
+        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
         try:
             share = get_package_share_directory('ident_msgs')
         except (PackageNotFoundError, LookupError, ValueError) as exc:
@@ -171,46 +177,68 @@ class RecordingSummary:
         return {'format': SUMMARY_FORMAT, **asdict(self)}
 
 
+class RecordingOptions(Schema):
+    """What a recording stores and how it counts lost and late samples.
+
+    Attributes
+    ----------
+    joint_states_topic : str
+        sensor_msgs/JointState topic recorded.
+    excitation_topic : str
+        ident_msgs/ExcitationTrajectory topic recorded.
+    nominal_period : float
+        JointState period for counting dropped samples from header-stamp gaps [s]; 0: the
+        median of the first 100 stamp intervals (all of them if fewer).
+    late_threshold : float
+        A JointState received more than this after its header stamp counts as late [s].
+    """
+
+    joint_states_topic: str = Field('/joint_states', description='JointState topic recorded')
+    excitation_topic: str = Field('/excitation_node/trajectory',
+                                  description='ExcitationTrajectory topic recorded')
+    nominal_period: NonNegativeFloat = Field(
+        0.001, allow_inf_nan=False, description='JointState period for counting dropped '
+        'samples, s (0: the median of the first 100 intervals)')
+    late_threshold: PositiveFloat = Field(
+        0.05, allow_inf_nan=False, description='a JointState received more than this after its '
+        'stamp counts as late, s')
+
+
 class BagRecorder:
     """One rosbag2 (MCAP) of JointState and ExcitationTrajectory messages given as CDR bytes.
 
     Life cycle: ``BagRecorder(path, ...)`` → ``open()`` → ``write_*`` ... → ``close()``.
     Not thread-safe (the node calls it from one executor thread).
 
-    Args:
-        path: bag folder to create; must not exist (see ``unique_bag_path``).
-        experiment: experiment name, see ``validate_experiment``.
-        joint_states_topic, excitation_topic: topic names stored in the bag.
-        nominal_period: JointState period (s) for counting drops; 0: the median of the first
-            100 stamp intervals (all of them if fewer).
-        late_threshold: a JointState message is late when received more than this (s) after its
-            header stamp.
-        typestore: rosbags typestore knowing both types (default ``recording_typestore()``).
+    Parameters
+    ----------
+    path : str or Path
+        Bag folder to create; must not exist (see ``unique_bag_path``).
+    experiment : str
+        Experiment name, see ``validate_experiment``.
+    typestore : rosbags typestore, optional
+        Knows both types (default ``recording_typestore()``).
+    **options
+        Fields of ``RecordingOptions`` (topics, nominal period, late threshold).
 
-    Raises:
-        InputError (a ValueError): invalid experiment name, negative period, non-positive
-            threshold.
+    Raises
+    ------
+    InputError
+        For an invalid experiment name or option (a ValueError).
     """
 
-    def __init__(self, path: str | Path, experiment: str, *,
-                 joint_states_topic: str = '/joint_states',
-                 excitation_topic: str = '/excitation_node/trajectory',
-                 nominal_period: float = 0.001, late_threshold: float = 0.05,
-                 typestore=None):
+    def __init__(self, path: str | Path, experiment: str, *, typestore=None, **options):
         validate_experiment(experiment)
-        if not math.isfinite(nominal_period) or nominal_period < 0:
-            raise InputError(f'nominal_period must be >= 0 s (0: estimate), got {nominal_period}')
-        if not math.isfinite(late_threshold) or late_threshold <= 0:
-            raise InputError(f'late_threshold must be > 0 s, got {late_threshold}')
+        opts = RecordingOptions(**options)
         self.path = Path(path).absolute()
         self.experiment = experiment
-        self.joint_states_topic = joint_states_topic
-        self.excitation_topic = excitation_topic
-        self.late_threshold = float(late_threshold)
+        self.joint_states_topic = opts.joint_states_topic
+        self.excitation_topic = opts.excitation_topic
+        self.late_threshold = opts.late_threshold
         self._typestore = typestore
-        self._period_ns = int(round(nominal_period * 1e9))
+        self._period_ns = int(round(opts.nominal_period * 1e9))
         self._period_source = 'parameter' if self._period_ns else 'median'
-        self._late_ns = int(round(late_threshold * 1e9))
+        self._late_ns = int(round(opts.late_threshold * 1e9))
         self._intervals: list[int] = []   # first intervals (ns) while the period is estimated
         self._writer = None
         self._js_conn = self._ex_conn = None
@@ -232,7 +260,7 @@ class BagRecorder:
         """True between ``open()`` and ``close()``."""
         return self._writer is not None
 
-    def open(self) -> 'BagRecorder':
+    def open(self) -> BagRecorder:
         """Create the bag folder and its MCAP file; returns self.
 
         Raises:

@@ -1,107 +1,159 @@
 """Identification node: identifies recordings with ``ident_core`` and publishes the result.
 
 Service ``~/identify`` (ident_msgs/srv/IdentifyRecording): loads the ``sensor_msgs/JointState``
-messages of a rosbag2, identifies the base parameters (settings from the node parameters), validates
-on the other bags given, writes RESULT.yaml (``ident_core.results``; by default
-``<bag>.result.yaml`` next to the bag) and publishes ``ident_msgs/IdentifiedParameters`` on
-``~/parameters`` (transient local: late subscribers get the last result). With
-``auto_identify`` it also identifies every bag the recorder reports closed.
+messages of a rosbag2, identifies the base parameters (settings from the node parameters),
+validates on the other bags given, writes RESULT.yaml (by default ``<bag>.result.yaml`` next to
+the bag) and publishes ``ident_msgs/IdentifiedParameters`` on ``~/parameters`` (transient local:
+late subscribers get the last result). With ``auto_identify`` it also identifies every bag the
+recorder reports closed. The identification runs in a worker thread: the node keeps answering
+while it works, and one identification runs at a time (a request meanwhile is refused; bags
+reported meanwhile wait their turn).
 """
 from __future__ import annotations
 
 import sys
+from collections import deque
 from pathlib import Path
 
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from pydantic import Field
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.task import Future
 
-from ident_core.datasets import load_bag
-from ident_core.errors import IdentError, InputError
-from ident_core.identification import Settings, identify, validate
-from ident_core.readers import excitation_window
-from ident_core.results import result_dict, write_result
-from ident_core.robot_model import load_robot
+from ident_core.data.datasets import load_bag
+from ident_core.data.readers import excitation_window
+from ident_core.errors import IdentError
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.results import result_file, write_result
+from ident_core.model.robot import load_robot
 from ident_msgs.msg import IdentifiedParameters, RecordingInfo
 from ident_msgs.srv import IdentifyRecording
-from ident_node import runtime
-from ident_node.conversions import parameters_msg
-
-PARAMETERS = {
-    'urdf_file': '',
-    'joint_states_topic': '/joint_states',
-    'friction': 'viscous-coulomb-offset',
-    'rotor_inertia': True,
-    'estimator': 'wls',
-    'cutoff_hz': 10.0,
-    'filter_order': 4,
-    'decimate': 0,
-    'reversal_window': 0.0,
-    'excitation_topic': '/excitation_node/trajectory',
-    'excitation_window_only': True,
-    'auto_identify': False,
-    'recordings_topic': '/recorder/recordings',
-}
+from ident_ros import lifecycle, qos
+from ident_ros.conversions import parameters_msg
+from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.worker import in_thread
 
 
-class IdentificationNode(runtime.GracefulNode):
-    """The ``identification_node``."""
+class IdentificationNodeParameters(IdentificationConfig):
+    """Parameters of the node: the identification settings plus where the data come from.
 
-    def __init__(self):
-        super().__init__('identification_node')
-        p = {name: runtime.parameter(self, name, default) for name, default in PARAMETERS.items()}
-        if not p['urdf_file']:
-            raise InputError('parameter urdf_file is empty')
-        self.robot = load_robot(p['urdf_file'])
-        self.settings = Settings(friction=p['friction'], rotor_inertia=p['rotor_inertia'],
-                                 estimator=p['estimator'], cutoff_hz=p['cutoff_hz'] or None,
-                                 filter_order=p['filter_order'], decimate=p['decimate'],
-                                 reversal_window=p['reversal_window'])
-        _ = self.settings.spec                  # raises InputError for an unknown friction model
-        self.topic = p['joint_states_topic']
-        self.excitation_topic = p['excitation_topic'] if p['excitation_window_only'] else ''
+    Attributes
+    ----------
+    urdf_file : str
+        The robot's URDF (required).
+    joint_states_topic : str
+        JointState topic in the bags.
+    excitation_topic : str
+        ExcitationTrajectory topic in the bags.
+    excitation_window_only : bool
+        Use only the periodic part of the excitation described in the bag.
+    auto_identify : bool
+        Identify every bag the recorder reports closed.
+    recordings_topic : str
+        The recorder's reports.
+    """
+
+    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
+    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags')
+    excitation_topic: str = Field('/excitation_node/trajectory',
+                                  description='ExcitationTrajectory topic in the bags')
+    excitation_window_only: bool = Field(True, description='use only the periodic part of the '
+                                         'excitation described in the bag')
+    auto_identify: bool = Field(False, description='identify every bag the recorder closes')
+    recordings_topic: str = Field('/recorder/recordings',
+                                  description="the recorder's RecordingInfo reports")
+
+
+class IdentificationNode(lifecycle.GracefulNode):
+    """The ``identification_node``: ``~/identify`` and, with ``auto_identify``, every bag the
+    recorder closes (module docstring). ``InputError`` for bad parameters or URDF."""
+
+    def __init__(self, **kwargs):
+        super().__init__('identification_node', **kwargs)
+        p = declare_parameters(self, IdentificationNodeParameters)
+        self.params = p
+        self.config = IdentificationConfig(**p.model_dump(include=set(
+            IdentificationConfig.model_fields)))
+        self.robot = load_robot(p.urdf_file)
+        self.group = ReentrantCallbackGroup()
+        self.busy = False
+        self.queue: deque[str] = deque()
+        self.waiting: list[Future] = []
         self.publisher = self.create_publisher(IdentifiedParameters, '~/parameters',
-                                               runtime.LATCHED_QOS)
-        self.create_service(IdentifyRecording, '~/identify', self._on_identify)
-        if p['auto_identify']:
-            qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-            self.create_subscription(RecordingInfo, p['recordings_topic'], self._on_recording,
-                                     qos)
-        self.get_logger().info(f'ready: {self.robot.model.name}, {self.settings}')
+                                               qos.LATCHED_QOS)
+        self.create_service(IdentifyRecording, '~/identify', self._on_identify,
+                            callback_group=self.group)
+        if p.auto_identify:
+            self.create_subscription(RecordingInfo, p.recordings_topic, self._on_recording,
+                                     qos.LATCHED_HISTORY_QOS, callback_group=self.group)
+        self.get_logger().info(f'ready: {self.robot.model.name}, {self.config}')
 
     def identify(self, bag: str, validation_bags: list[str], result_path: str) -> tuple:
-        """Identify ``bag``, validate on ``validation_bags``, write RESULT.yaml, publish.
+        """Identify a bag, validate on others and write RESULT.yaml (any thread).
 
-        Returns:
-            (result path, IdentifiedParameters message).
+        Parameters
+        ----------
+        bag : str
+            The identification recording.
+        validation_bags : list of str
+            Recordings to validate on.
+        result_path : str
+            RESULT.yaml to write; empty: ``<bag>.result.yaml``.
 
-        Raises:
-            IdentError: bad recording or settings (message names the bag and the problem).
+        Returns
+        -------
+        path : Path
+            The result file.
+        result : dict
+            Its content.
+
+        Raises
+        ------
+        IdentError
+            For a bad recording or settings (the message names the bag and the problem).
         """
-        model = identify(self.robot, [self._load(bag)], self.settings)
+        model = identify(self.robot, [self._load(bag)], self.config)
         validations = []
         for other in validation_bags:
             v = validate(model, self._load(other))
             validations.append({'data': v.source, **v.metrics})
         path = Path(result_path) if result_path else Path(str(Path(bag)) + '.result.yaml')
         write_result(path, model, validations)
-        msg = parameters_msg(result_dict(model, validations), self.get_clock().now().to_msg())
-        self.publisher.publish(msg)
-        self.get_logger().info(
-            f'identified {len(model.values)} base parameters from {bag} '
-            f'(condition number {model.stats["condition_number"]:.0f}, relative error '
-            f'{msg.relative_error_percent:.2f} %), result {path}')
-        return str(path.resolve()), msg
+        return path.resolve(), result_file(model, validations).model_dump()
 
     def _load(self, bag: str):
         """The JointState recording of ``bag``, cut to its periodic excitation when the bag
         holds an ExcitationTrajectory description (approach, stop and rest are left out)."""
-        window = excitation_window(Path(bag), self.excitation_topic) \
-            if self.excitation_topic else None
-        return load_bag(bag, self.topic, list(self.robot.joint_names), window)[0]
+        p = self.params
+        window = excitation_window(Path(bag), p.excitation_topic) \
+            if p.excitation_window_only else None
+        return load_bag(bag, p.joint_states_topic, window)[0]
 
-    def _on_identify(self, request, response):
+    async def _identify_and_publish(self, bag: str, validation_bags: list[str],
+                                    result_path: str) -> tuple:
+        self.busy = True
         try:
-            response.result_path, response.parameters = self.identify(
+            path, result = await in_thread(self, self.identify, bag, validation_bags,
+                                           result_path, name='identification',
+                                           callback_group=self.group)
+        finally:
+            self.busy = False
+            for waiter in self.waiting:
+                waiter.set_result(None)
+            self.waiting.clear()
+        msg = parameters_msg(result, self.get_clock().now().to_msg())
+        self.publisher.publish(msg)
+        self.get_logger().info(
+            f'identified {len(msg.base_parameter_values)} base parameters from {bag} '
+            f'(condition number {msg.condition_number:.0f}, relative error '
+            f'{msg.relative_error_percent:.2f} %), result {path}')
+        return str(path), msg
+
+    async def _on_identify(self, request, response):
+        if self.busy:
+            response.success, response.message = False, 'an identification is running; retry'
+            return response
+        try:
+            response.result_path, response.parameters = await self._identify_and_publish(
                 request.bag_path, list(request.validation_bag_paths), request.result_path)
             response.success, response.message = True, 'identified'
         except IdentError as exc:
@@ -109,14 +161,26 @@ class IdentificationNode(runtime.GracefulNode):
             response.success, response.message = False, str(exc)
         return response
 
-    def _on_recording(self, info: RecordingInfo) -> None:
+    async def _on_recording(self, info: RecordingInfo) -> None:
         if info.recording:
             return
-        try:
-            self.identify(info.path, [], '')
-        except IdentError as exc:
-            self.get_logger().error(f'identification of {info.path} failed: {exc}')
+        self.queue.append(info.path)
+        if len(self.queue) > 1:
+            return                       # an earlier call of this loop takes it
+        while self.queue:
+            while self.busy:             # a service request is being served
+                waiter = Future()
+                self.waiting.append(waiter)
+                await waiter
+            path = self.queue[0]
+            try:
+                await self._identify_and_publish(path, [], '')
+            except IdentError as exc:
+                self.get_logger().error(f'identification of {path} failed: {exc}')
+            finally:
+                self.queue.popleft()
 
 
 def main(args=None):
-    sys.exit(runtime.run(IdentificationNode, args=args))
+    """Console script ``identification_node``."""
+    sys.exit(lifecycle.run(IdentificationNode, args=args))

@@ -3,7 +3,7 @@
 A thin adapter over ``bag_recorder.BagRecorder``: subscriptions deliver raw CDR bytes, which go to
 the open bag unchanged. Interface (node name ``recorder``):
 
-* subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``runtime.JOINT_STATES_QOS``) and
+* subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``ident_ros.qos.JOINT_STATES_QOS``) and
   ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched); the latest excitation message is
   cached and written at the start of every recording, new ones while recording;
 * services ``~/start`` (ident_msgs/StartRecording) and ``~/stop`` (ident_msgs/StopRecording);
@@ -11,9 +11,8 @@ the open bag unchanged. Interface (node name ``recorder``):
   when it is closed;
 * on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0.
 
-Parameters: ``output_dir`` (created if missing), ``joint_states_topic``, ``excitation_topic``,
-``nominal_period`` (s, 0: estimated), ``late_threshold`` (s), ``autostart`` and
-``autostart_experiment``; see config/recorder.yaml.
+Parameters: ``RecorderParameters`` (``output_dir``, created if missing; ``autostart`` and
+``autostart_experiment``; the ``RecordingOptions`` of every bag).
 """
 from __future__ import annotations
 
@@ -21,49 +20,67 @@ import sys
 import time
 from pathlib import Path
 
-from rclpy.qos import QoSProfile
+from pydantic import Field
 from rclpy.time import Time
+from sensor_msgs.msg import JointState
 
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import StartRecording, StopRecording
-from sensor_msgs.msg import JointState
+from ident_ros import lifecycle, qos
+from ident_ros.parameters import declare_parameters
 
-from . import runtime
-from .bag_recorder import BagRecorder, RecordingSummary, recording_typestore, start_recording
+from .bag_recorder import (
+    BagRecorder,
+    RecordingOptions,
+    RecordingSummary,
+    recording_typestore,
+    start_recording,
+)
 
 DEFAULT_EXPERIMENT = 'experiment'
 # At most this many pending joint_states are taken when a bag is closed (a 1 kHz publisher
 # could otherwise keep the stop request waiting).
 DRAIN_LIMIT = 10000
 # Every open/close report is kept for late subscribers (latched), not only the last one.
-RECORDINGS_QOS = QoSProfile(history=runtime.LATCHED_QOS.history, depth=100,
-                            reliability=runtime.LATCHED_QOS.reliability,
-                            durability=runtime.LATCHED_QOS.durability)
+RECORDINGS_QOS = qos.LATCHED_HISTORY_QOS
 
 
-class RecorderNode(runtime.GracefulNode):
+class RecorderParameters(RecordingOptions):
+    """Parameters of the recorder: the options of every bag, where bags go, autostart.
+
+    Attributes
+    ----------
+    output_dir : str
+        Folder of the bags (``<experiment>_<YYYYmmdd-HHMMSS>[_k]/``), created if missing,
+        relative to the working directory.
+    autostart : bool
+        Start recording at launch, without a call to ``~/start``.
+    autostart_experiment : str
+        Experiment name of the autostarted bag.
+    """
+
+    output_dir: str = Field('recordings', description='folder of the bags (created if missing)')
+    autostart: bool = Field(False, description='start recording at launch')
+    autostart_experiment: str = Field(DEFAULT_EXPERIMENT,
+                                      description='experiment name of the autostarted bag')
+
+
+class RecorderNode(lifecycle.GracefulNode):
     """Records joint_states (and the excitation description) into one bag per experiment.
 
-    Raises (construction):
-        ValueError: invalid parameter values, an ``output_dir`` that cannot be created, or an
-            invalid ``autostart_experiment`` (``runtime.run`` prints it and exits with 2).
+    Construction raises ``ValueError`` for invalid parameter values, an ``output_dir`` that
+    cannot be created, or an invalid ``autostart_experiment`` (``lifecycle.run`` prints it and
+    exits with 2).
     """
 
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
-        p = runtime.parameter
-        self.output_dir = Path(p(self, 'output_dir', 'recordings')).expanduser().absolute()
-        self.joint_states_topic = p(self, 'joint_states_topic', '/joint_states')
-        self.excitation_topic = p(self, 'excitation_topic', '/excitation_node/trajectory')
-        self.nominal_period = float(p(self, 'nominal_period', 0.001))
-        self.late_threshold = float(p(self, 'late_threshold', 0.05))
-        autostart = bool(p(self, 'autostart', False))
-        autostart_experiment = p(self, 'autostart_experiment', DEFAULT_EXPERIMENT)
-        if not self.nominal_period >= 0:
-            raise ValueError(f'parameter nominal_period must be >= 0 s (0: estimate), '
-                             f'got {self.nominal_period}')
-        if not self.late_threshold > 0:
-            raise ValueError(f'parameter late_threshold must be > 0 s, got {self.late_threshold}')
+        p = declare_parameters(self, RecorderParameters)
+        self.options = RecordingOptions(**p.model_dump(include=set(
+            RecordingOptions.model_fields)))
+        self.output_dir = Path(p.output_dir).expanduser().absolute()
+        self.joint_states_topic = p.joint_states_topic
+        self.excitation_topic = p.excitation_topic
         try:
             self.output_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -78,18 +95,18 @@ class RecorderNode(runtime.GracefulNode):
         self._sim_time = self.get_parameter('use_sim_time').value
         self._info_pub = self.create_publisher(RecordingInfo, '~/recordings', RECORDINGS_QOS)
         self._js_sub = self.create_subscription(
-            JointState, self.joint_states_topic, self._on_joint_state, runtime.JOINT_STATES_QOS,
+            JointState, self.joint_states_topic, self._on_joint_state, qos.JOINT_STATES_QOS,
             raw=True)
         self._ex_sub = self.create_subscription(
             ExcitationTrajectory, self.excitation_topic, self._on_excitation,
-            runtime.LATCHED_QOS, raw=True)
+            qos.LATCHED_QOS, raw=True)
         self.create_service(StartRecording, '~/start', self._on_start)
         self.create_service(StopRecording, '~/stop', self._on_stop)
         self.get_logger().info(f'ready: {self.joint_states_topic} and {self.excitation_topic} '
                                f'-> {self.output_dir}')
-        if autostart:
+        if p.autostart:
             try:
-                self.start(autostart_experiment)
+                self.start(p.autostart_experiment)
             except OSError as exc:
                 raise ValueError(f'autostart: {exc}') from None
 
@@ -111,10 +128,7 @@ class RecorderNode(runtime.GracefulNode):
         if self._bag is not None:
             raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
         bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
-                              joint_states_topic=self.joint_states_topic,
-                              excitation_topic=self.excitation_topic,
-                              nominal_period=self.nominal_period,
-                              late_threshold=self.late_threshold)
+                              **self.options.model_dump())
         self._bag = bag
         if self._excitation is not None:
             # Stamped with the start time, so the bag does not begin before the recording.
@@ -284,4 +298,4 @@ class RecorderNode(runtime.GracefulNode):
 
 def main(args=None) -> None:
     """Console script ``recorder_node``."""
-    sys.exit(runtime.run(RecorderNode, args=args))
+    sys.exit(lifecycle.run(RecorderNode, args=args))

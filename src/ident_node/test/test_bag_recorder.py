@@ -13,11 +13,16 @@ import yaml
 # Test the source tree (edits need no rebuild), like ident_core's tests.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ident_core.datasets import DataWarning, load_dataset  # noqa: E402
-from ident_core.readers import read_joint_states  # noqa: E402
-from ident_node.bag_recorder import (SUMMARY_FILE, BagRecorder,  # noqa: E402
-                                     recording_typestore, start_recording, unique_bag_path,
-                                     validate_experiment)
+from ident_core.data.datasets import DataWarning, load_dataset
+from ident_core.data.readers import read_joint_states
+from ident_node.bag_recorder import (
+    SUMMARY_FILE,
+    BagRecorder,
+    recording_typestore,
+    start_recording,
+    unique_bag_path,
+    validate_experiment,
+)
 
 JOINTS = [f'joint_{i}' for i in range(1, 7)]
 T0 = 1_700_000_000 * 10**9          # ns, first header stamp

@@ -36,10 +36,11 @@ class Publisher:
     t0 + k ms; a callback that runs late publishes the missed messages (at most 20)."""
 
     def __init__(self, rclpy, context, recorder='/recorder'):
-        from ident_msgs.srv import StartRecording, StopRecording
-        from ident_node.runtime import JOINT_STATES_QOS
         from rclpy.executors import SingleThreadedExecutor
         from sensor_msgs.msg import JointState
+
+        from ident_msgs.srv import StartRecording, StopRecording
+        from ident_ros.qos import JOINT_STATES_QOS
 
         self.node = rclpy.create_node('js_test_publisher', context=context)
         self.executor = SingleThreadedExecutor(context=context)
@@ -163,9 +164,8 @@ def assert_complete(stamps, positions, t0):
 
 def test_start_stop_records_every_sample(ros, tmp_path):
     rclpy, context, env = ros
-    from ident_msgs.srv import StartRecording, StopRecording
-
     from ident_msgs.msg import RecordingInfo
+    from ident_msgs.srv import StartRecording, StopRecording
     from ident_node.recorder_node import RECORDINGS_QOS
 
     out = tmp_path / 'bags'
@@ -261,13 +261,15 @@ def test_sigint_mid_stream_finishes_the_bag(ros, tmp_path):
 
 
 def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
-    """config/recorder.yaml + autostart; a latched excitation description ends up in the bag;
+    """A parameter file with autostart; a latched excitation description ends up in the bag;
     SIGTERM finishes it."""
     rclpy, context, env = ros
-    from ident_msgs.msg import ExcitationTrajectory
-    from ident_node.runtime import LATCHED_QOS
-    from ident_node.bag_recorder import recording_typestore
+    from rclpy.duration import Duration
     from rosbags.rosbag2 import Reader
+
+    from ident_msgs.msg import ExcitationTrajectory
+    from ident_node.bag_recorder import recording_typestore
+    from ident_ros.qos import LATCHED_QOS
 
     node = rclpy.create_node('excitation_test_publisher', context=context)
     excitation = node.create_publisher(ExcitationTrajectory, '/excitation_node/trajectory',
@@ -277,18 +279,20 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
     excitation.publish(msg)
     out = tmp_path / 'bags'
     log = tmp_path / 'recorder.log'
+    params = tmp_path / 'recorder.yaml'
+    params.write_text(yaml.safe_dump({'recorder': {'ros__parameters': {
+        'output_dir': str(out), 'autostart': True, 'autostart_experiment': 'auto_1'}}}))
     with log.open('w') as f:
-        proc = subprocess.Popen(
-            [str(EXECUTABLE), '--ros-args',
-             '--params-file', str(WORKSPACE / 'config' / 'recorder.yaml'),
-             '-p', f'output_dir:={out}', '-p', 'autostart:=true',
-             '-p', 'autostart_experiment:=auto_1'], env=env, stdout=f, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([str(EXECUTABLE), '--ros-args', '--params-file', str(params)],
+                                env=env, stdout=f, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + DISCOVERY_TIMEOUT
         while excitation.get_subscription_count() < 1:
             assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.02)
-        time.sleep(0.5)     # the latched sample reaches the recorder's reader
+        # reliable: acknowledged means in the recorder's reader, which a stop drains
+        assert excitation.wait_for_all_acked(Duration(seconds=DISCOVERY_TIMEOUT)), \
+            'the recorder never acknowledged the excitation description'
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0, log.read_text()
     finally:
@@ -308,8 +312,8 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
 
 
 @pytest.mark.parametrize('args, fragment', [
-    (['-p', 'late_threshold:=0.0'], 'late_threshold must be > 0'),
-    (['-p', 'nominal_period:=abc'], 'nominal_period: expected float'),
+    (['-p', 'late_threshold:=0.0'], 'late_threshold: Input should be greater than 0'),
+    (['-p', 'nominal_period:=abc'], 'nominal_period: Input should be a valid number'),
     (['-p', 'autostart:=true', '-p', 'autostart_experiment:=a/b'], "contains '/'"),
 ])
 def test_bad_parameters_exit_2(tmp_path, args, fragment):

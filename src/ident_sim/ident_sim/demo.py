@@ -11,51 +11,76 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
+from pydantic import Field, NonNegativeInt, PositiveFloat
 from rclpy.action import ActionClient
 from std_srvs.srv import Trigger
 
+from ident_core.data.readers import excitation_window
 from ident_core.errors import IdentError
-from ident_core.evaluation import compare, load_ground_truth, validate_bag_noise_free
-from ident_core.readers import excitation_window
-from ident_core.results import read_result, write_atomic
+from ident_core.estimation.results import read_result
+from ident_core.files import dump_yaml, write_atomic
+from ident_core.schema import Schema
+from ident_core.sim.evaluation import compare, load_ground_truth, validate_bag_noise_free
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import IdentifiedParameters
 from ident_msgs.srv import IdentifyRecording
-from ident_node import runtime
+from ident_ros import lifecycle, qos
+from ident_ros.parameters import declare_parameters
 
-PARAMETERS = {
-    'identification_trajectory': '',
-    'identification_periods': 0,
-    'validation_trajectory': '',
-    'output_dir': 'output/demo',
-    'ground_truth_dir': 'output/demo/ground_truth',
-    'excitation_action': '/excitation_node/run',
-    'identify_service': '/identification_node/identify',
-    'parameters_topic': '/identification_node/parameters',
-    'ground_truth_service': '/ident_sim/write_ground_truth',
-    'excitation_topic': '/excitation_node/trajectory',
-    'server_timeout': 30.0,
-}
+
+class DemoParameters(Schema):
+    """Parameters of the demo client.
+
+    Attributes
+    ----------
+    identification_trajectory, validation_trajectory : str
+        Trajectory files of the two experiments.
+    identification_periods : int
+        Periods of the identification experiment (0: as in its file).
+    output_dir, ground_truth_dir : str
+        Results, and the simulator's ground truth.
+    excitation_action, identify_service, parameters_topic, ground_truth_service,
+    excitation_topic : str
+        Interfaces of the graph.
+    server_timeout : float
+        Time to wait for each server [s].
+    """
+
+    identification_trajectory: str = Field('', description='trajectory file to identify on')
+    identification_periods: NonNegativeInt = Field(0, description='periods (0: as in the file)')
+    validation_trajectory: str = Field('', description='trajectory file to validate on')
+    output_dir: str = Field('output/demo', description='results')
+    ground_truth_dir: str = Field('output/demo/ground_truth',
+                                  description="the simulator's ground truth")
+    excitation_action: str = Field('/excitation_node/run', description='RunExcitation action')
+    identify_service: str = Field('/identification_node/identify',
+                                  description='IdentifyRecording service')
+    parameters_topic: str = Field('/identification_node/parameters',
+                                  description='IdentifiedParameters topic')
+    ground_truth_service: str = Field('/ident_sim/write_ground_truth',
+                                      description='Trigger that writes the truth log')
+    excitation_topic: str = Field('/excitation_node/trajectory',
+                                  description='ExcitationTrajectory topic in the bags')
+    server_timeout: PositiveFloat = Field(30.0, description='s to wait for each server')
 
 
 class DemoFailed(RuntimeError):
     """A step of the demo failed."""
 
 
-class DemoNode(runtime.GracefulNode):
-    """Drives the graph through one identification experiment."""
+class DemoNode(lifecycle.GracefulNode):
+    """Drives the graph through one identification experiment (module docstring)."""
 
-    def __init__(self):
-        super().__init__('demo')
-        self.p = {k: runtime.parameter(self, k, v) for k, v in PARAMETERS.items()}
-        self.out = Path(self.p['output_dir']).resolve()
-        self.excite = ActionClient(self, RunExcitation, self.p['excitation_action'])
-        self.identify = self.create_client(IdentifyRecording, self.p['identify_service'])
-        self.truth = self.create_client(Trigger, self.p['ground_truth_service'])
+    def __init__(self, **kwargs):
+        super().__init__('demo', **kwargs)
+        self.p = declare_parameters(self, DemoParameters)
+        self.out = Path(self.p.output_dir).resolve()
+        self.excite = ActionClient(self, RunExcitation, self.p.excitation_action)
+        self.identify = self.create_client(IdentifyRecording, self.p.identify_service)
+        self.truth = self.create_client(Trigger, self.p.ground_truth_service)
         self.parameters = None
-        self.create_subscription(IdentifiedParameters, self.p['parameters_topic'],
-                                 self._on_parameters, runtime.LATCHED_QOS)
+        self.create_subscription(IdentifiedParameters, self.p.parameters_topic,
+                                 self._on_parameters, qos.LATCHED_QOS)
         self.started = time.monotonic()
         self.task = None
         self.create_timer(0.1, self._start_once)
@@ -82,14 +107,15 @@ class DemoNode(runtime.GracefulNode):
         self.finished = True
 
     async def _demo(self) -> None:
-        timeout = self.p['server_timeout']
+        timeout = self.p.server_timeout
         if not self.excite.wait_for_server(timeout_sec=timeout):
-            raise DemoFailed(f'action {self.p["excitation_action"]} not available')
+            raise DemoFailed(f'action {self.p.excitation_action} not available')
         bags = {}
-        for name, key, periods in (('identification', 'identification_trajectory',
-                                    self.p['identification_periods']),
-                                   ('validation', 'validation_trajectory', 0)):
-            bags[name] = await self._excite(name, self.p[key], periods)
+        for name, trajectory, periods in (
+                ('identification', self.p.identification_trajectory,
+                 self.p.identification_periods),
+                ('validation', self.p.validation_trajectory, 0)):
+            bags[name] = await self._excite(name, trajectory, periods)
         await self._call(self.truth, Trigger.Request(), 'write the ground truth')
         reply = await self._call(self.identify, IdentifyRecording.Request(
             bag_path=bags['identification'], validation_bag_paths=[bags['validation']],
@@ -118,7 +144,7 @@ class DemoNode(runtime.GracefulNode):
         return result.bag_path
 
     async def _call(self, client, request, what: str):
-        if not client.wait_for_service(timeout_sec=self.p['server_timeout']):
+        if not client.wait_for_service(timeout_sec=self.p.server_timeout):
             raise DemoFailed(f'{what}: service {client.srv_name} not available')
         reply = await client.call_async(request)
         if not reply.success:
@@ -127,12 +153,12 @@ class DemoNode(runtime.GracefulNode):
 
     def _report(self, result_path: str, bags: dict) -> None:
         model = read_result(result_path)
-        truth = load_ground_truth(self.p['ground_truth_dir'])
+        truth = load_ground_truth(self.p.ground_truth_dir)
         comparison = compare(model, truth)
-        window = excitation_window(Path(bags['validation']), self.p['excitation_topic'])
+        window = excitation_window(Path(bags['validation']), self.p.excitation_topic)
         metrics = validate_bag_noise_free(model, bags['validation'], truth, window=window)
         if self.parameters is None:
-            raise DemoFailed(f'no IdentifiedParameters received on {self.p["parameters_topic"]}')
+            raise DemoFailed(f'no IdentifiedParameters received on {self.p.parameters_topic}')
         within = comparison.fraction_within(3.0)
         table = comparison.table()
         lines = [table, '',
@@ -151,9 +177,10 @@ class DemoNode(runtime.GracefulNode):
                                              ('relative_error_percent', 'nrms_percent')},
                    'parameters_message_samples': int(self.parameters.samples),
                    'demo_seconds': time.monotonic() - self.started}
-        write_atomic(self.out / 'summary.yaml', yaml.safe_dump(summary, sort_keys=False))
+        write_atomic(self.out / 'summary.yaml', dump_yaml(summary))
         print('\n'.join(lines), flush=True)
 
 
 def main(args=None):
-    sys.exit(runtime.run(DemoNode, args=args))
+    """Console script ``demo``."""
+    sys.exit(lifecycle.run(DemoNode, args=args))

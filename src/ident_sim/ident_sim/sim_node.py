@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
+from pydantic import Field, NonNegativeFloat
 from rclpy.time import Time
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -25,40 +25,70 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from ident_core.errors import InputError
-from ident_core.jtc import TrajectoryBuffer
-from ident_core.results import write_atomic
-from ident_core.robot_model import load_robot
-from ident_core.simulation import (Friction, Payload, RobotSimulator, SimulationConfig,
-                                   TruthLog)
-from ident_node import runtime
+from ident_core.files import dump_yaml, write_atomic
+from ident_core.model.robot import load_robot
+from ident_core.motion.controller import TrajectoryBuffer
+from ident_core.sim.config import SimulationParameters
+from ident_core.sim.simulator import RobotSimulator, TruthLog
+from ident_ros import lifecycle, qos
+from ident_ros.parameters import UrdfFile, declare_parameters
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
 REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
 REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
-class SimNode(runtime.GracefulNode):
-    """The simulated hardware node (``ident_sim``)."""
+class SimNodeParameters(SimulationParameters):
+    """Parameters of the simulator node: the simulated hardware plus its interfaces.
 
-    def __init__(self):
-        super().__init__('ident_sim')
-        p = {name: runtime.parameter(self, name, default) for name, default in PARAMETERS.items()}
-        self.robot = load_robot(p['urdf_file'])
-        self.config = _config(p, self.robot.n)
+    Attributes
+    ----------
+    urdf_file : str
+        URDF of the simulated robot (required).
+    trajectory_topic : str
+        JointTrajectory topic of the simulated joint_trajectory_controller.
+    joint_states_topic : str
+        JointState output.
+    ground_truth_dir : str
+        Folder of ``ground_truth.yaml`` and ``truth_log.npz``.
+    publish_clock : bool
+        Publish ``/clock`` (nodes then use ``use_sim_time``).
+    shutdown_settle_time : float
+        Time allowed to come to rest after SIGINT [s].
+    """
+
+    urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required)')
+    trajectory_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+                                  description='JointTrajectory topic of the controller')
+    joint_states_topic: str = Field('/joint_states', description='JointState output')
+    ground_truth_dir: str = Field('ground_truth', description='folder of the ground truth')
+    publish_clock: bool = Field(False, description='publish /clock')
+    shutdown_settle_time: NonNegativeFloat = Field(3.0, description='s allowed to come to rest '
+                                                   'after SIGINT')
+
+
+class SimNode(lifecycle.GracefulNode):
+    """The simulated hardware (``ident_sim``): steps ``ident_core.sim.simulator`` at the control
+    rate from a wall-clock timer. Invalid parameters raise ``InputError`` at construction."""
+
+    def __init__(self, **kwargs):
+        super().__init__('ident_sim', **kwargs)
+        p = declare_parameters(self, SimNodeParameters)
+        self.robot = load_robot(p.urdf_file)
+        self.config = p.to_config(self.robot.n)
         self.sim = RobotSimulator(self.robot, self.config)
         self.dt_ns = int(round(self.config.dt * 1e9))
         self.buffer = TrajectoryBuffer(self.config.initial_position)
         self.log = TruthLog(self.robot.n)
-        self.truth_dir = Path(p['ground_truth_dir']).resolve()
-        self.settle_time = p['shutdown_settle_time']
-        write_atomic(self.truth_dir / 'ground_truth.yaml',
-                     yaml.safe_dump(self.sim.ground_truth(), sort_keys=False, width=120))
-        self.joint_states = self.create_publisher(JointState, p['joint_states_topic'],
-                                                  runtime.JOINT_STATES_QOS)
-        self.clock = (self.create_publisher(Clock, '/clock', runtime.COMMAND_QOS)
-                      if p['publish_clock'] else None)
-        self.create_subscription(JointTrajectory, p['trajectory_topic'], self._on_trajectory,
-                                 runtime.COMMAND_QOS)
+        self.truth_dir = Path(p.ground_truth_dir).resolve()
+        self.settle_time = p.shutdown_settle_time
+        write_atomic(self.truth_dir / 'ground_truth.yaml', dump_yaml(self.sim.ground_truth()))
+        self.joint_states = self.create_publisher(JointState, p.joint_states_topic,
+                                                  qos.JOINT_STATES_QOS)
+        self.clock = (self.create_publisher(Clock, '/clock', qos.COMMAND_QOS)
+                      if p.publish_clock else None)
+        self.create_subscription(JointTrajectory, p.trajectory_topic, self._on_trajectory,
+                                 qos.COMMAND_QOS)
         self.create_service(Trigger, '~/write_ground_truth', self._on_write_truth)
         # sim time 0 at the wall-clock start; stamps are exact multiples of dt after it
         self.start_ns = 0 if self.clock else self.get_clock().now().nanoseconds
@@ -167,66 +197,6 @@ class SimNode(runtime.GracefulNode):
                                    f'end {np.abs(self.last_qd).max():.2e} rad/s, truth log {path}')
 
 
-PARAMETERS = {
-    'urdf_file': '',
-    'rate_hz': 1000.0,
-    'seed': 0,
-    'perturbation': 0.2,
-    'rotor_inertia': [0.0],
-    'friction_model': 'coulomb-viscous',
-    'coulomb': [0.0],
-    'viscous': [0.0],
-    'offset': [0.0],
-    'stribeck_static': [0.0],
-    'stribeck_velocity': [0.0],
-    'stribeck_exponent': [0.0],
-    'reversal_band': 0.001,
-    'position_resolution': 2 * np.pi / 2 ** 17 / 100,
-    'torque_noise_std': [0.0],
-    'effort_resolution': [0.0],
-    'kp': [2500.0],
-    'kd': [100.0],
-    'controller_rotor_inertia': [0.0],
-    'controller_coulomb': [0.0],
-    'controller_viscous': [0.0],
-    'initial_position': [0.0],
-    'payload_mass': 0.0,
-    'payload_com': [0.0, 0.0, 0.0],
-    'payload_inertia': [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    'payload_frame': 'flange',
-    'trajectory_topic': '/joint_trajectory_controller/joint_trajectory',
-    'joint_states_topic': '/joint_states',
-    'ground_truth_dir': 'ground_truth',
-    'publish_clock': False,
-    'shutdown_settle_time': 3.0,
-}
-
-
-def _config(p: dict, n: int) -> SimulationConfig:
-    if not p['urdf_file']:
-        raise InputError('parameter urdf_file is empty')
-    if p['rate_hz'] <= 0:
-        raise InputError('parameter rate_hz must be positive')
-    joint = {k: runtime.per_joint(p[k], n, k) for k, default in PARAMETERS.items()
-             if isinstance(default, list) and len(default) == 1}
-    stribeck = p['friction_model'] == 'stribeck'
-    friction = Friction(fc=joint['coulomb'], fv=joint['viscous'], offset=joint['offset'],
-                        v_l=np.full(n, p['reversal_band']), model=p['friction_model'],
-                        fs=joint['stribeck_static'] if stribeck else None,
-                        vs=joint['stribeck_velocity'] if stribeck else None,
-                        delta=joint['stribeck_exponent'] if stribeck else None)
-    payload = (Payload(p['payload_mass'], np.asarray(p['payload_com'], float),
-                       np.asarray(p['payload_inertia'], float), p['payload_frame'])
-               if p['payload_mass'] > 0 else None)
-    return SimulationConfig(
-        rotor_inertia=joint['rotor_inertia'], friction=friction,
-        torque_noise_std=joint['torque_noise_std'], effort_resolution=joint['effort_resolution'],
-        kp=joint['kp'], kd=joint['kd'], controller_armature=joint['controller_rotor_inertia'],
-        controller_fc=joint['controller_coulomb'], controller_fv=joint['controller_viscous'],
-        initial_position=joint['initial_position'],
-        position_resolution=p['position_resolution'], dt=1.0 / p['rate_hz'], seed=p['seed'],
-        perturbation=p['perturbation'], payload=payload)
-
-
 def main(args=None):
-    sys.exit(runtime.run(SimNode, args=args))
+    """Console script ``sim_node``."""
+    sys.exit(lifecycle.run(SimNode, args=args))

@@ -6,22 +6,25 @@ import pytest
 import yaml
 
 from ident_core.errors import InputError
-from ident_sim.sim_node import PARAMETERS, _config
+from ident_sim.sim_node import SimNodeParameters
 
 REPO = Path(__file__).resolve().parents[3]
+N = 6
 
 
-def _params(**changes):
-    p = dict(PARAMETERS)
-    p.update(yaml.safe_load((REPO / 'config/ident_sim.yaml').read_text())['ident_sim']
-             ['ros__parameters'])
+def _params(**changes) -> dict:
+    p = yaml.safe_load((REPO / 'config/ident_sim.yaml').read_text())['ident_sim']['ros__parameters']
     p['urdf_file'] = str(REPO / 'urdf/six_axis_3kg.urdf')
     p.update(changes)
     return p
 
 
+def _config(p: dict, n: int):
+    return SimNodeParameters(**p).to_config(n)
+
+
 def test_config_file_gives_per_joint_settings():
-    cfg = _config(_params(), 6)
+    cfg = _config(_params(), N)
     assert np.allclose(cfg.rotor_inertia, [0.2, 0.2, 0.1, 0.02, 0.02, 0.01])
     assert np.allclose(cfg.kp, 2500.0) and cfg.kp.shape == (6,)
     assert cfg.dt == pytest.approx(1e-3)
@@ -29,7 +32,7 @@ def test_config_file_gives_per_joint_settings():
 
 
 def test_payload_and_stribeck_options():
-    cfg = _config(_params(payload_mass=1.5, friction_model='stribeck'), 6)
+    cfg = _config(_params(payload_mass=1.5, friction_model='stribeck'), N)
     assert cfg.payload.mass == 1.5 and cfg.payload.frame == 'flange'
     assert np.allclose(cfg.friction.fs, [4.5, 4.5, 3.0, 1.5, 1.5, 0.75])
 
@@ -42,4 +45,4 @@ def test_payload_and_stribeck_options():
 ])
 def test_bad_parameter_is_named(name, value, words):
     with pytest.raises(InputError, match=words):
-        _config(_params(**{name: value}), 6)
+        _config(_params(**{name: value}), N)

@@ -1,5 +1,6 @@
-"""Distances to collision of a robot along a trajectory: the URDF collision shapes (Pinocchio's
-geometry model, coal for the distances) against each other and against fixed obstacles.
+"""Distances to collision of a robot along a trajectory (docs/methods.md §6): the URDF collision
+shapes (Pinocchio's geometry model, coal for the distances) against each other and against fixed
+obstacles.
 
 Pairs checked: every pair of shapes on different bodies, except shapes on the same or on
 adjacent bodies (parent and child joints), pairs disabled in an SRDF, pairs listed in
@@ -20,8 +21,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..robot_model import RobotModel, reduced_model
-from .config import ExcitationConfig
+from ..model.robot import RobotModel, reduced_model
+from .config import BoxObstacle, ExcitationConfig, PlaneObstacle
 
 STRUCTURAL_SAMPLES = 200
 
@@ -30,9 +31,14 @@ STRUCTURAL_SAMPLES = 200
 class Clearance:
     """Smallest distance over a set of configurations.
 
-    Attributes:
-        distance: m (negative: penetration). pair: the two shapes. sample: index of the
-        configuration where it occurs.
+    Parameters
+    ----------
+    distance : float
+        [m]; negative: penetration.
+    pair : (str, str)
+        The two shapes.
+    sample : int
+        Index of the configuration where it occurs.
     """
 
     distance: float
@@ -41,18 +47,41 @@ class Clearance:
 
 
 class CollisionModel:
-    """Collision shapes of ``robot`` plus the obstacles of ``config``.
+    """Collision shapes of a robot plus fixed obstacles.
 
-    Raises:
-        InputError: the URDF has no collision shape although self-collision is asked for, a
-            mesh cannot be loaded, an SRDF is missing, an ignore pair names an unknown link, or
-            an obstacle is malformed (each names the config file and field).
+    The models are constant; ``clearance`` creates its own work space, so one instance can be
+    shared between threads.
+
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot (locked joints are honoured).
+    config : ExcitationConfig
+        ``collision`` settings.
+
+    Attributes
+    ----------
+    model : pinocchio.Model
+        The kinematic model (reduced by the locked joints).
+    geom : pinocchio.GeometryModel
+        Robot shapes (meshes as convex hulls) and obstacles, with the checked pairs.
+    robot_shapes : int
+        Number of robot shapes (the obstacles follow).
+    always_in_contact : list of (str, str)
+        Robot shape pairs dropped because they overlap in every sampled configuration.
+
+    Raises
+    ------
+    InputError
+        If the URDF has no collision shape although self-collision is asked for, a mesh cannot
+        be loaded, the SRDF is missing, an ignore pair names an unknown link, or no pair is left
+        to check (each names the config file and field).
     """
 
     def __init__(self, robot: RobotModel, config: ExcitationConfig):
-        src = config.source
+        src, coll = config.source, config.collision
         full = pin.buildModelFromUrdf(str(robot.urdf))
-        dirs = [str(p) for p in config.package_dirs] or _package_dirs(robot.urdf)
+        dirs = list(coll.package_dirs) or _package_dirs(robot.urdf)
         try:
             geom = pin.buildGeomFromUrdf(full, str(robot.urdf), pin.COLLISION,
                                         package_dirs=dirs)
@@ -63,24 +92,23 @@ class CollisionModel:
         model = full
         if robot.locked_joints:
             model, geom = reduced_model(full, robot.locked_joints, str(robot.urdf), geom)
-        if config.self_collision and not len(geom.geometryObjects):
+        if coll.self and not len(geom.geometryObjects):
             raise InputError(f'{robot.urdf}: no collision shapes, self-collision cannot be checked')
         _convex_hulls(geom)
         self.robot_shapes = len(geom.geometryObjects)
-        for i, obstacle in enumerate(config.environment):
-            geom.addGeometryObject(_obstacle(obstacle, f'{src}: collision.environment[{i}]', i))
+        for i, obstacle in enumerate(coll.environment):
+            geom.addGeometryObject(_obstacle(obstacle, i))
         self.model, self.geom = model, geom
         self._pairs(model, geom, config)
-        self.data = model.createData()
-        self.geom_data = pin.GeometryData(geom)
 
     def _pairs(self, model, geom, config) -> None:
+        coll = config.collision
         geom.addAllCollisionPairs()
-        if config.srdf is not None:
-            if not Path(config.srdf).is_file():
-                raise InputError(f'{config.source}: collision.srdf {config.srdf} not found')
-            pin.removeCollisionPairs(model, geom, str(config.srdf))
-        ignore = {frozenset(p) for p in config.ignore_pairs}
+        if coll.srdf is not None:
+            if not Path(coll.srdf).is_file():
+                raise InputError(f'{config.source}: collision.srdf {coll.srdf} not found')
+            pin.removeCollisionPairs(model, geom, coll.srdf)
+        ignore = {frozenset(p) for p in coll.ignore}
         links = {model.frames[o.parentFrame].name for o in geom.geometryObjects}
         unknown = sorted({name for p in ignore for name in p} - links
                          - {o.name for o in geom.geometryObjects})
@@ -135,21 +163,32 @@ class CollisionModel:
         if obstacle:
             return True
         adjacent = model.parents[ja] == jb or model.parents[jb] == ja
-        return config.self_collision and not adjacent
+        return config.collision.self and not adjacent
 
     @property
     def pair_names(self) -> list[tuple[str, str]]:
-        """Names of the shapes of every checked pair."""
+        """(pairs,) names of the shapes of every checked pair."""
         objs = self.geom.geometryObjects
         return [(objs[p.first].name, objs[p.second].name) for p in self.geom.collisionPairs]
 
     def clearance(self, q: np.ndarray) -> Clearance:
-        """Smallest distance over configurations ``q`` (M, n), model joint order."""
+        """Smallest distance over configurations.
+
+        Parameters
+        ----------
+        q : (M, n) ndarray
+            Configurations, model joint order.
+
+        Returns
+        -------
+        Clearance
+        """
         best = Clearance(np.inf, ('', ''), -1)
         objs = self.geom.geometryObjects
+        data, geom_data = self.model.createData(), pin.GeometryData(self.geom)
         for k, qk in enumerate(np.asarray(q, float)):
-            i = pin.computeDistances(self.model, self.data, self.geom, self.geom_data, qk)
-            d = self.geom_data.distanceResults[i].min_distance
+            i = pin.computeDistances(self.model, data, self.geom, geom_data, qk)
+            d = geom_data.distanceResults[i].min_distance
             if d < best.distance:
                 p = self.geom.collisionPairs[i]
                 best = Clearance(float(d), (objs[p.first].name, objs[p.second].name), k)
@@ -169,28 +208,15 @@ def _convex_hulls(geom) -> None:
             obj.geometry = obj.geometry.convex
 
 
-def _obstacle(spec: dict, where: str, index: int) -> pin.GeometryObject:
-    try:
-        kind = spec['type']
-        if kind == 'plane':
-            normal = np.asarray(spec['normal'], float)
-            if normal.shape != (3,) or np.linalg.norm(normal) == 0:
-                raise ValueError('normal must be a non-zero 3-vector')
-            shape = coal.Halfspace(normal / np.linalg.norm(normal), float(spec['offset']))
-            placement = pin.SE3.Identity()
-        else:
-            position = np.asarray(spec['position'], float).reshape(3)
-            rotation = pin.rpy.rpyToMatrix(*np.asarray(spec.get('rpy', [0, 0, 0]), float))
-            placement = pin.SE3(rotation, position)
-            if kind == 'box':
-                size = np.asarray(spec['size'], float).reshape(3)
-                if np.any(size <= 0):
-                    raise ValueError('size must be positive')
-                shape = coal.Box(*size)
-            else:
-                if not float(spec['radius']) > 0:
-                    raise ValueError('radius must be positive')
-                shape = coal.Sphere(float(spec['radius']))
-    except (TypeError, ValueError, KeyError) as exc:
-        raise InputError(f'{where}: {exc}') from None
-    return pin.GeometryObject(str(spec.get('name', f'obstacle{index}')), 0, 0, placement, shape)
+def _obstacle(spec: PlaneObstacle | BoxObstacle, index: int) -> pin.GeometryObject:
+    """The Pinocchio geometry object of an obstacle of the config (validated there)."""
+    if isinstance(spec, PlaneObstacle):
+        normal = np.asarray(spec.normal, float)
+        shape = coal.Halfspace(normal / np.linalg.norm(normal), spec.offset)
+        placement = pin.SE3.Identity()
+    else:
+        rotation = pin.rpy.rpyToMatrix(*np.asarray(spec.rpy, float))
+        placement = pin.SE3(rotation, np.asarray(spec.position, float))
+        shape = coal.Box(*spec.size) if isinstance(spec, BoxObstacle) \
+            else coal.Sphere(spec.radius)
+    return pin.GeometryObject(spec.name or f'obstacle{index}', 0, 0, placement, shape)

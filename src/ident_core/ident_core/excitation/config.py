@@ -1,4 +1,4 @@
-"""Settings of an excitation optimisation and their YAML file.
+"""Settings of an excitation optimisation (docs/methods.md §6) and their YAML file.
 
 File format (every field optional; units SI, joint-indexed lists in URDF joint order)::
 
@@ -8,7 +8,7 @@ File format (every field optional; units SI, joint-indexed lists in URDF joint o
     objective: cond              # cond | dopt
     samples: 100                 # regressor samples per period for the objectives
     start_at_rest: false         # constrain qd(0) = qdd(0) = 0 (else the node's quintic approach)
-    regressor: {friction: viscous-coulomb-offset, rotor_inertia: false}
+    regressor: {friction: coulomb-viscous-offset, rotor_inertia: false}
     locked_joints: {panda_finger_joint1: 0.0}   # joints held fixed (e.g. a gripper), rad or m
     limits:
       margin: 0.05               # fraction off each position end, velocity and acceleration
@@ -28,211 +28,373 @@ File format (every field optional; units SI, joint-indexed lists in URDF joint o
         - {name: post, type: sphere, radius: 0.1, position: [0.5, 0.5, 0.3]}
     optimizer:
       random: {candidates: 200}
-      ga: {population: 40, generations: 50, elite: 2, ...}   # evolution.GeneticSettings
-      annealing: {temperature: 0.05, cooling: 0.9, ...}      # evolution.Annealing (sa-ga)
+      ga: {population: 40, generations: 50, elite: 2, ...}   # optim.evolution.GeneticConfig
+      annealing: {temperature: 0.05, cooling: 0.9, ...}      # optim.evolution.AnnealingConfig
       local: {iterations: 60}
+
+The GA runs with ``optimizer.ga``. The SA-GA takes its sizes (population, generations, elite,
+mutation_scale, stall) from ``optimizer.ga``, the operators of stribeck_friction_sa_ga_2020
+(``SAGAConfig``) and ``optimizer.annealing``.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Annotated, Literal
 
-import yaml
+import pydantic
+from pydantic import Field, PositiveFloat, PositiveInt, PrivateAttr
 
-from ..errors import InputError
-from ..evolution import Annealing, GeneticSettings
-from ..regressor import RegressorSpec
+from ..files import read_yaml
+from ..model.regressor import RegressorSpec
+from ..optim.evolution import AnnealingConfig, GeneticConfig, SAGAConfig
+from ..schema import Schema, parse
 
 OBJECTIVES = ('cond', 'dopt')
-OBSTACLE_TYPES = ('plane', 'box', 'sphere')
-_TOP = {'harmonics', 'period', 'periods', 'objective', 'samples', 'start_at_rest', 'regressor',
-        'locked_joints', 'limits', 'collision', 'optimizer'}
-_LIMITS = {'margin', 'acceleration', 'joints', 'torque', 'effort'}
-_COLLISION = {'self', 'min_distance', 'srdf', 'package_dirs', 'ignore', 'environment'}
-_OPTIMIZER = {'random', 'ga', 'annealing', 'local'}
+Vector3 = Annotated[list[float], Field(min_length=3, max_length=3)]
 
 
-@dataclass
-class ExcitationConfig:
-    """Everything an excitation optimisation needs besides the URDF (see the module docstring
-    for the meaning of each field). ``source`` names the file in error messages."""
+class JointLimitOverride(Schema):
+    """Limits of one joint replacing the URDF's (or adding an acceleration limit).
 
-    harmonics: int = 6
-    period: float = 10.0
-    periods: int = 4
-    objective: str = 'cond'
-    samples: int = 100
-    start_at_rest: bool = False
-    spec: RegressorSpec = field(default_factory=RegressorSpec)
-    locked_joints: dict = field(default_factory=dict)
-    margin: float = 0.05
-    acceleration: float | list | None = None
-    joint_limits: dict = field(default_factory=dict)
+    Parameters
+    ----------
+    lower, upper : float, optional
+        Position limits [rad or m].
+    velocity : float, optional
+        [rad/s or m/s].
+    acceleration : float, optional
+        [rad/s² or m/s²].
+    """
+
+    lower: float | None = None
+    upper: float | None = None
+    velocity: float | None = None
+    acceleration: float | None = None
+
+
+class LimitsConfig(Schema):
+    """Joint and torque limits of the optimisation.
+
+    Parameters
+    ----------
+    margin : float
+        In [0, 0.5): fraction off each position end, velocity and acceleration limit.
+    acceleration : float or list of float, optional
+        [rad/s²], one value or one per joint (URDFs have none); required to optimise.
+    joints : dict of str to JointLimitOverride
+        Overrides of URDF limits.
+    torque : bool
+        Check the nominal model's joint torques (RNEA) against ``(1 − margin)`` × effort limit.
+    effort : dict of str to float
+        Overrides of URDF effort limits [N·m or N].
+    """
+
+    margin: float = Field(0.05, ge=0, lt=0.5)
+    acceleration: Annotated[float | list[float], Field(union_mode='left_to_right')] | None = None
+    joints: dict[str, JointLimitOverride] = {}
     torque: bool = False
-    effort: dict = field(default_factory=dict)
-    self_collision: bool = False
-    min_distance: float = 0.01
-    srdf: Path | None = None
-    package_dirs: list = field(default_factory=list)
-    ignore_pairs: list = field(default_factory=list)
-    environment: list = field(default_factory=list)
-    random_candidates: int = 200
-    ga: GeneticSettings = field(default_factory=GeneticSettings)
-    annealing: Annealing = field(default_factory=Annealing)
-    local_iterations: int = 60
-    source: str = 'excitation config'
+    effort: dict[str, float] = {}
+
+
+class PlaneObstacle(Schema):
+    """The solid half-space ``n·x <= offset`` (base frame).
+
+    Parameters
+    ----------
+    type : 'plane'
+    name : str, optional
+    normal : list of float
+        (3,) outward normal, non-zero.
+    offset : float
+        [m].
+    """
+
+    type: Literal['plane']
+    name: str | None = None
+    normal: Vector3
+    offset: float
+
+    @pydantic.field_validator('normal')
+    @classmethod
+    def _non_zero(cls, normal):
+        if not any(normal):
+            raise ValueError('normal must be a non-zero 3-vector')
+        return normal
+
+
+class BoxObstacle(Schema):
+    """A box (base frame).
+
+    Parameters
+    ----------
+    type : 'box'
+    name : str, optional
+    size : list of float
+        (3,) edge lengths [m], positive.
+    position : list of float
+        (3,) centre [m].
+    rpy : list of float
+        (3,) orientation, roll-pitch-yaw [rad].
+    """
+
+    type: Literal['box']
+    name: str | None = None
+    size: Annotated[list[PositiveFloat], Field(min_length=3, max_length=3)]
+    position: Vector3
+    rpy: Vector3 = [0.0, 0.0, 0.0]
+
+
+class SphereObstacle(Schema):
+    """A sphere (base frame).
+
+    Parameters
+    ----------
+    type : 'sphere'
+    name : str, optional
+    radius : float
+        [m], positive.
+    position : list of float
+        (3,) centre [m].
+    rpy : list of float
+        (3,) orientation [rad] (no effect on a sphere, accepted for symmetry).
+    """
+
+    type: Literal['sphere']
+    name: str | None = None
+    radius: PositiveFloat
+    position: Vector3
+    rpy: Vector3 = [0.0, 0.0, 0.0]
+
+
+Obstacle = Annotated[PlaneObstacle | BoxObstacle | SphereObstacle,
+                     Field(discriminator='type')]
+
+
+class CollisionConfig(Schema):
+    """Collision checks of the optimisation (``excitation.collision``).
+
+    Parameters
+    ----------
+    self : bool
+        Check self-collision of the URDF collision shapes.
+    min_distance : float
+        Required clearance [m].
+    srdf : str, optional
+        SRDF with disabled pairs (absolute once loaded).
+    package_dirs : list of str
+        Where ``package://`` meshes are found (default: the URDF's folders).
+    ignore : list of [str, str]
+        Further pairs (links or shapes) not checked.
+    environment : list of obstacles
+        Fixed obstacles, base frame.
+    """
+
+    self: bool = False
+    min_distance: PositiveFloat = 0.01
+    srdf: str | None = None
+    package_dirs: list[str] = []
+    ignore: list[Annotated[tuple[str, str], Field(strict=False)]] = []
+    environment: list[Obstacle] = []
 
     @property
-    def collision(self) -> bool:
+    def enabled(self) -> bool:
         """True when any collision check is asked for."""
-        return self.self_collision or bool(self.environment)
+        return self.self or bool(self.environment)
 
-    def with_changes(self, **changes) -> 'ExcitationConfig':
-        """A copy with some fields replaced (None values are ignored), validated."""
-        out = replace(self, **{k: v for k, v in changes.items() if v is not None})
-        out.validate()
-        return out
 
-    def validate(self) -> None:
-        """Raises InputError naming the source and the field at fault."""
-        src = self.source
-        if not (isinstance(self.harmonics, int) and 1 <= self.harmonics <= 50):
-            raise InputError(f'{src}: field harmonics must be an integer in 1..50')
-        for key in ('period', 'min_distance'):
-            v = getattr(self, key)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                raise InputError(f'{src}: field {key} must be a positive number, got {v!r}')
-        for key in ('periods', 'samples', 'random_candidates', 'local_iterations'):
-            v = getattr(self, key)
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise InputError(f'{src}: field {key} must be a positive integer, got {v!r}')
+class RandomConfig(Schema):
+    """Random search.
+
+    Parameters
+    ----------
+    candidates : int
+        Feasible candidates drawn.
+    """
+
+    candidates: PositiveInt = 200
+
+
+class LocalConfig(Schema):
+    """Gradient-based refinement (SLSQP).
+
+    Parameters
+    ----------
+    iterations : int
+        Maximum iterations.
+    """
+
+    iterations: PositiveInt = 60
+
+
+class OptimizerConfig(Schema):
+    """Sizes and operators of the optimisers.
+
+    Parameters
+    ----------
+    random : RandomConfig
+    ga : GeneticConfig
+        The GA; its sizes also serve the SA-GA.
+    annealing : AnnealingConfig
+        The VFSA stage of the SA-GA.
+    local : LocalConfig
+    """
+
+    random: RandomConfig = RandomConfig()
+    ga: GeneticConfig = GeneticConfig()
+    annealing: AnnealingConfig = AnnealingConfig()
+    local: LocalConfig = LocalConfig()
+
+    def sa_ga(self) -> SAGAConfig:
+        """The SA-GA: sizes of ``ga``, the paper's operators, ``annealing``.
+
+        Returns
+        -------
+        SAGAConfig
+        """
+        ga = self.ga
+        return SAGAConfig(population=ga.population, generations=ga.generations, elite=ga.elite,
+                          mutation_scale=ga.mutation_scale, stall=ga.stall,
+                          annealing=self.annealing)
+
+
+class ExcitationConfig(Schema):
+    """Everything an excitation optimisation needs besides the URDF (module docstring).
+
+    Parameters
+    ----------
+    harmonics : int
+        N of eq. (14), 1..50.
+    period : float
+        [s].
+    periods : int
+        Periods the excitation node runs.
+    objective : {'cond', 'dopt'}
+        Condition number or D-optimality of the base regressor.
+    samples : int
+        Regressor samples per period, at least ``2·harmonics + 1``.
+    start_at_rest : bool
+        Constrain ``qd(0) = qdd(0) = 0``.
+    regressor : RegressorSpec
+        The columns to be identified.
+    locked_joints : dict of str to float
+        Joints held fixed [rad or m].
+    limits : LimitsConfig
+    collision : CollisionConfig
+    optimizer : OptimizerConfig
+
+    Attributes
+    ----------
+    source : str
+        Where the settings come from, for error messages (not a file field).
+    """
+
+    harmonics: int = Field(6, ge=1, le=50)
+    period: float = Field(10.0, gt=0, allow_inf_nan=False)
+    periods: PositiveInt = 4
+    objective: Literal[OBJECTIVES] = 'cond'
+    samples: PositiveInt = 100
+    start_at_rest: bool = False
+    regressor: RegressorSpec = RegressorSpec()
+    locked_joints: dict[str, float] = {}
+    limits: LimitsConfig = LimitsConfig()
+    collision: CollisionConfig = CollisionConfig()
+    optimizer: OptimizerConfig = OptimizerConfig()
+    _source: str = PrivateAttr('excitation config')
+
+    @pydantic.model_validator(mode='after')
+    def _enough_samples(self):
         if self.samples < 2 * self.harmonics + 1:
-            raise InputError(f'{src}: field samples must be at least 2·harmonics + 1')
-        if self.objective not in OBJECTIVES:
-            raise InputError(f'{src}: field objective {self.objective!r} unknown (choose from '
-                             f'{", ".join(OBJECTIVES)})')
-        if isinstance(self.margin, bool) or not isinstance(self.margin, (int, float)) \
-                or not 0 <= self.margin < 0.5:
-            raise InputError(f'{src}: field limits.margin must be in [0, 0.5)')
-        for i, obstacle in enumerate(self.environment):
-            _check_obstacle(obstacle, f'{src}: collision.environment[{i}]')
+            raise ValueError(f'field samples ({self.samples}) must be at least 2·harmonics + 1 '
+                             f'({2 * self.harmonics + 1})')
+        return self
+
+    @property
+    def source(self) -> str:
+        """Where the settings come from (file name), for error messages."""
+        return self._source
+
+    def from_source(self, source: str) -> ExcitationConfig:
+        """The same settings, labelled with where they come from.
+
+        Parameters
+        ----------
+        source : str
+            File name or description.
+
+        Returns
+        -------
+        ExcitationConfig
+        """
+        self._source = source
+        return self
 
 
 def load_excitation_config(path: str | Path) -> ExcitationConfig:
-    """Read a configuration file (module docstring).
+    """Read an excitation config file (module docstring).
 
-    Raises:
-        InputError: missing/unreadable file, unknown or invalid field (named with the file).
+    Relative ``collision.srdf`` and ``collision.package_dirs`` are taken from the file's folder.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    ExcitationConfig
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, or a field is unknown or invalid (naming the
+        file and the field).
     """
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except FileNotFoundError:
-        raise InputError(f'{path}: excitation config file not found') from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f'{path}: cannot read excitation config: {exc}') from None
-    return config_from_dict(data, str(path), base_dir=path.parent)
+    return config_from_dict(read_yaml(path, 'excitation config') or {}, str(path),
+                            base_dir=path.parent)
 
 
 def config_from_dict(data, source: str, base_dir: Path | None = None) -> ExcitationConfig:
-    """Build a configuration from the file content; relative paths are taken from
-    ``base_dir``.
+    """Build the settings from the content of a config file.
 
-    Raises:
-        InputError: as ``load_excitation_config``.
+    Parameters
+    ----------
+    data : dict
+        The parsed file.
+    source : str
+        Where it comes from, for error messages.
+    base_dir : Path, optional
+        Folder of relative paths (default: the working directory).
+
+    Returns
+    -------
+    ExcitationConfig
+
+    Raises
+    ------
+    InputError
+        As ``load_excitation_config``.
     """
-    if not isinstance(data, dict):
-        raise InputError(f'{source}: an excitation config must hold a mapping')
-    _known(data, _TOP, source, '')
-    limits = _section(data, 'limits', _LIMITS, source)
-    coll = _section(data, 'collision', _COLLISION, source)
-    opt = _section(data, 'optimizer', _OPTIMIZER, source)
+    config = parse(ExcitationConfig, data, source).from_source(source)
     base_dir = base_dir or Path('.')
-    kw = {k: data[k] for k in ('harmonics', 'period', 'periods', 'objective', 'samples',
-                               'start_at_rest') if k in data}
-    if 'regressor' in data:
-        reg = _mapping(data['regressor'], f'{source}: field regressor')
-        _known(reg, {'friction', 'rotor_inertia'}, source, 'regressor.')
-        try:
-            kw['spec'] = RegressorSpec(**reg)
-        except InputError as exc:
-            raise InputError(f'{source}: field regressor: {exc}') from None
-    kw['locked_joints'] = {str(k): _float(v, f'{source}: field locked_joints.{k}')
-                           for k, v in _mapping(data.get('locked_joints', {}),
-                                                f'{source}: field locked_joints').items()}
-    kw.update({'margin': limits.get('margin', 0.05), 'acceleration': limits.get('acceleration'),
-               'joint_limits': _mapping(limits.get('joints', {}), f'{source}: limits.joints'),
-               'torque': bool(limits.get('torque', False)),
-               'effort': _mapping(limits.get('effort', {}), f'{source}: limits.effort')})
-    kw.update({'self_collision': bool(coll.get('self', False)),
-               'min_distance': coll.get('min_distance', 0.01),
-               'srdf': base_dir / coll['srdf'] if coll.get('srdf') else None,
-               'package_dirs': [base_dir / p for p in coll.get('package_dirs', [])],
-               'ignore_pairs': [tuple(p) for p in coll.get('ignore', [])],
-               'environment': list(coll.get('environment', []))})
-    if 'random' in opt:
-        rnd = _mapping(opt['random'], f'{source}: optimizer.random')
-        _known(rnd, {'candidates'}, source, 'optimizer.random.')
-        kw['random_candidates'] = rnd.get('candidates', 200)
-    if 'local' in opt:
-        loc = _mapping(opt['local'], f'{source}: optimizer.local')
-        _known(loc, {'iterations'}, source, 'optimizer.local.')
-        kw['local_iterations'] = loc.get('iterations', 60)
-    kw['ga'] = _settings(GeneticSettings, opt.get('ga', {}), source, 'optimizer.ga')
-    kw['annealing'] = _settings(Annealing, opt.get('annealing', {}), source,
-                                'optimizer.annealing')
-    config = ExcitationConfig(source=source, **kw)
-    config.validate()
+    coll = config.collision
+    srdf = str(base_dir / coll.srdf) if coll.srdf else None
+    dirs = [str(base_dir / d) for d in coll.package_dirs]
+    if srdf != coll.srdf or dirs != coll.package_dirs:
+        config = config.updated(collision=coll.updated(srdf=srdf, package_dirs=dirs))
     return config
 
 
-def _settings(cls, data, source, where):
-    data = _mapping(data, f'{source}: {where}')
-    _known(data, {f.name for f in fields(cls)} - {'annealing'}, source, where + '.')
-    data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
-    try:
-        return cls(**data)
-    except (TypeError, InputError) as exc:
-        raise InputError(f'{source}: {where}: {exc}') from None
+def default_config(source: str = 'default excitation settings') -> ExcitationConfig:
+    """The settings of an empty config file.
 
+    Parameters
+    ----------
+    source : str
+        Label for error messages.
 
-def _section(data, key, known, source) -> dict:
-    section = _mapping(data.get(key, {}), f'{source}: field {key}')
-    _known(section, known, source, key + '.')
-    return section
-
-
-def _mapping(value, where) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise InputError(f'{where} must be a mapping')
-    return value
-
-
-def _known(data, known, source, prefix) -> None:
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise InputError(f'{source}: unknown field(s) '
-                         + ', '.join(prefix + str(k) for k in unknown))
-
-
-def _float(value, where) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f'{where} must be a number, got {value!r}')
-    return float(value)
-
-
-def _check_obstacle(obstacle, where) -> None:
-    if not isinstance(obstacle, dict) or obstacle.get('type') not in OBSTACLE_TYPES:
-        raise InputError(f'{where}: needs type: one of {", ".join(OBSTACLE_TYPES)}')
-    required = {'plane': ('normal', 'offset'), 'box': ('size', 'position'),
-                'sphere': ('radius', 'position')}[obstacle['type']]
-    allowed = set(required) | {'name', 'type', 'rpy'}
-    unknown = sorted(set(obstacle) - allowed)
-    if unknown:
-        raise InputError(f'{where}: unknown field(s) {", ".join(unknown)}')
-    for key in required:
-        if key not in obstacle:
-            raise InputError(f'{where}: field {key} missing')
+    Returns
+    -------
+    ExcitationConfig
+    """
+    return ExcitationConfig().from_source(source)

@@ -1,4 +1,4 @@
-"""Constraints of an excitation trajectory (methods §4): joint position, velocity and
+"""Constraints of an excitation trajectory (docs/methods.md §6): joint position, velocity and
 acceleration limits (URDF, overridable in the config, shrunk by the safety margin), optionally
 joint torques of the nominal model (RNEA with the URDF inertias) within the effort limits, and
 optionally a clearance to self-collision and to fixed obstacles (``collision``).
@@ -9,8 +9,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..motion import JointLimits
-from ..robot_model import RobotModel
+from ..model.robot import RobotModel
+from ..motion.limits import JointLimits
 from .collision import Clearance, CollisionModel
 from .config import ExcitationConfig
 
@@ -18,66 +18,113 @@ from .config import ExcitationConfig
 class Constraints:
     """All constraints of one optimisation, model joint order.
 
-    Attributes:
-        limits: position/velocity/acceleration limits, margin applied.
-        effort: (n,) N·m or N, margin applied, or None when torques are not checked.
-        collision: the collision model, or None. min_distance: required clearance, m.
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+    config : ExcitationConfig
+        Limits and collision settings.
 
-    Raises:
-        InputError: acceleration limits missing, a bad limit override, a missing effort limit
-            while torques are checked, or a collision set-up error (naming file and field).
+    Attributes
+    ----------
+    limits : JointLimits
+        Position, velocity and acceleration limits, margin applied.
+    effort : (n,) ndarray or None
+        Effort limits, margin applied [N·m or N]; None when torques are not checked.
+    collision : CollisionModel or None
+        The collision model, None without collision checks.
+    min_distance : float
+        Required clearance [m].
+
+    Raises
+    ------
+    InputError
+        If acceleration limits are missing, a limit override is bad, an effort limit is
+        missing while torques are checked, or the collision set-up fails (naming file and
+        field).
     """
 
     def __init__(self, robot: RobotModel, config: ExcitationConfig):
-        src = config.source
-        if config.acceleration is None:
+        src, lim = config.source, config.limits
+        if lim.acceleration is None:
             raise InputError(f'{src}: field limits.acceleration missing (rad/s², one value or '
                              f'one per joint): a URDF has no acceleration limits')
         try:
-            acc = np.broadcast_to(np.asarray(config.acceleration, float), (robot.n,))
-        except (TypeError, ValueError):
+            acc = np.broadcast_to(np.asarray(lim.acceleration, float), (robot.n,))
+        except ValueError:
             raise InputError(f'{src}: field limits.acceleration must be one number or '
                              f'{robot.n} numbers') from None
+        overrides = {j: o.model_dump(exclude_none=True) for j, o in lim.joints.items()}
         try:
-            limits = JointLimits.from_robot(robot, acc, overrides=config.joint_limits)
+            limits = JointLimits.from_robot(robot, acc, overrides=overrides)
         except InputError as exc:
             raise InputError(f'{src}: limits: {exc}') from None
-        except (TypeError, ValueError):
-            raise InputError(f'{src}: field limits.joints must map joints to numbers') from None
         self.robot = robot
-        self.limits = limits.with_margin(config.margin)
-        self.effort = self._effort(robot, config) if config.torque else None
-        self.collision = CollisionModel(robot, config) if config.collision else None
-        self.min_distance = float(config.min_distance)
-        self._data = robot.model.createData()
+        self.limits = limits.with_margin(lim.margin)
+        self.effort = self._effort(robot, config) if lim.torque else None
+        self.collision = CollisionModel(robot, config) if config.collision.enabled else None
+        self.min_distance = float(config.collision.min_distance)
 
     @staticmethod
     def _effort(robot, config) -> np.ndarray:
         effort = robot.effort_limit.copy()
-        for joint, value in config.effort.items():
+        for joint, value in config.limits.effort.items():
             if joint not in robot.joint_names:
                 raise InputError(f'{config.source}: limits.effort names unknown joint {joint}')
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise InputError(f'{config.source}: field limits.effort.{joint} must be a '
-                                 f'number, got {value!r}')
-            effort[robot.joint_names.index(joint)] = float(value)
+            effort[robot.joint_names.index(joint)] = value
         for j, e in zip(robot.joint_names, effort):
             if not (np.isfinite(e) and e > 0):
                 raise InputError(f'{config.source}: joint {j} has no effort limit in the URDF; '
                                  f'give it in limits.effort or set limits.torque: false')
-        return effort * (1 - config.margin)
+        return effort * (1 - config.limits.margin)
 
     def torques(self, q, qd, qdd) -> np.ndarray:
-        """(M, n) joint torques of the nominal (URDF) model, RNEA, for samples (M, n)."""
-        model, data = self.robot.model, self._data
+        """Joint torques of the nominal (URDF) model by RNEA.
+
+        Parameters
+        ----------
+        q, qd, qdd : (M, n) ndarray
+            Samples, model joint order.
+
+        Returns
+        -------
+        (M, n) ndarray
+            [N·m or N].
+        """
+        model = self.robot.model
+        data = model.createData()
         return np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]) for k in range(len(q))])
 
     def clearance(self, q) -> Clearance | None:
-        """Smallest distance to collision over q (M, n); None without collision checks."""
+        """Smallest distance to collision over configurations.
+
+        Parameters
+        ----------
+        q : (M, n) ndarray
+            Configurations, model joint order.
+
+        Returns
+        -------
+        Clearance or None
+            None without collision checks.
+        """
         return self.collision.clearance(q) if self.collision is not None else None
 
     def dynamic_violation(self, t, q, qd, qdd) -> str | None:
-        """The first torque or collision violation on the samples, described, or None."""
+        """The first torque or collision violation of sampled motion.
+
+        Parameters
+        ----------
+        t : (M,) ndarray
+            Sample times [s].
+        q, qd, qdd : (M, n) ndarray
+            Samples, model joint order.
+
+        Returns
+        -------
+        str or None
+            The violation described, None if there is none.
+        """
         if self.effort is not None:
             tau = self.torques(q, qd, qdd)
             excess = np.abs(tau) / self.effort
@@ -94,15 +141,24 @@ class Constraints:
         return None
 
     def margins(self, t, q, qd, qdd) -> dict:
-        """Smallest distance to each limit over the samples (negative: violated), per joint:
-        position (rad or m), velocity, acceleration, torque (N·m or N, if checked); and
-        collision {distance (m) above the clearance, pair, time} if checked."""
-        lim = self.limits
+        """Smallest distance of sampled motion to each limit (negative: violated).
+
+        Parameters
+        ----------
+        t : (M,) ndarray
+            Sample times [s].
+        q, qd, qdd : (M, n) ndarray
+            Samples, model joint order.
+
+        Returns
+        -------
+        dict
+            Per joint: ``position`` [rad or m], ``velocity``, ``acceleration``, ``torque``
+            [N·m or N] (if checked); and ``collision`` {distance above the clearance [m],
+            pair, time} (if checked).
+        """
         names = self.robot.joint_names
-        out = {'position': _per_joint(names, np.minimum(q.min(0) - lim.lower,
-                                                        lim.upper - q.max(0))),
-               'velocity': _per_joint(names, lim.velocity - np.abs(qd).max(0)),
-               'acceleration': _per_joint(names, lim.acceleration - np.abs(qdd).max(0))}
+        out = {kind: _per_joint(names, m) for kind, m in self.limits.margins(q, qd, qdd).items()}
         if self.effort is not None:
             out['torque'] = _per_joint(names, self.effort
                                        - np.abs(self.torques(q, qd, qdd)).max(0))

@@ -1,5 +1,5 @@
-"""Excitation criteria of a trajectory: the stacked base regressor over one period (methods §2,
-§4).
+"""Excitation criteria of a trajectory: the stacked base regressor over one period
+(docs/methods.md §2, §6).
 
     W = [Y_b(q(t_k), qd(t_k), qdd(t_k))]_k,  t_k = k T / M,  k = 0..M−1     (M n × nb)
 
@@ -17,16 +17,27 @@ import math
 
 import numpy as np
 
-from ..base_parameters import BaseParameters, compute_base_parameters
-from ..regressor import Regressor, RegressorSpec
-from ..robot_model import RobotModel
+from ..model.base_parameters import BaseParameters, compute_base_parameters
+from ..model.regressor import Regressor, RegressorSpec
+from ..model.robot import RobotModel
 
 
 class BaseRegressorCriteria:
-    """Criteria of the base regressor of ``robot`` with the columns of ``spec``.
+    """Criteria of the base regressor of a robot.
 
-    Attributes:
-        regressor: the identification regressor. base: its base parameters.
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+    spec : RegressorSpec
+        The columns to be identified.
+
+    Attributes
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
     """
 
     def __init__(self, robot: RobotModel, spec: RegressorSpec):
@@ -34,13 +45,34 @@ class BaseRegressorCriteria:
         self.base: BaseParameters = compute_base_parameters(self.regressor)
 
     def matrix(self, q, qd, qdd) -> np.ndarray:
-        """(M n, nb) stacked base regressor of samples q, qd, qdd (M, n) in model order."""
+        """Stacked base regressor of samples.
+
+        Parameters
+        ----------
+        q, qd, qdd : (M, n) ndarray
+            Samples, model joint order.
+
+        Returns
+        -------
+        W : (M·n, nb) ndarray
+        """
         y = self.regressor.compute(q, qd, qdd)[:, :, self.base.independent]
         return y.reshape(-1, self.base.count)
 
     def evaluate(self, q, qd, qdd) -> dict:
-        """{'cond': σ_max/σ_min, 'dopt': −log det(WᵀW/M)} of the samples (M, n); both inf
-        when W is rank deficient."""
+        """Both criteria of samples.
+
+        Parameters
+        ----------
+        q, qd, qdd : (M, n) ndarray
+            Samples, model joint order.
+
+        Returns
+        -------
+        dict
+            ``{'cond': σ_max/σ_min, 'dopt': −log det(WᵀW/M)}``; both inf when W is rank
+            deficient.
+        """
         sigma = np.linalg.svd(self.matrix(q, qd, qdd), compute_uv=False)
         if not sigma[-1] > 1e-12 * sigma[0]:
             return {'cond': math.inf, 'dopt': math.inf}

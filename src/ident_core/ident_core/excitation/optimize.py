@@ -1,4 +1,4 @@
-"""Optimisers of the excitation trajectory (methods §4).
+"""Optimisers of the excitation trajectory (docs/methods.md §6).
 
 * ``random``: best of N random feasible coefficient sets (scara_kalman_torque_estimation_2018:
   random coefficients "within a range found by experience and trials" that satisfy the
@@ -7,8 +7,10 @@
   by trials: all coefficients are halved until every constraint holds (at most 12 times).
 * ``random-repair``: the same draws repaired instead (per-joint scaling and q0 shift): a
   stronger baseline that shows what the repair alone gives.
-* ``ga``: the genetic algorithm of patent_whole_robot_identification_2019 (``evolution``).
-* ``sa-ga``: the simulated-annealing hybrid GA of stribeck_friction_sa_ga_2020 (``evolution``).
+* ``ga``: the genetic algorithm of patent_whole_robot_identification_2019
+  (``optim.evolution``, settings ``optimizer.ga``).
+* ``sa-ga``: the simulated-annealing hybrid GA of stribeck_friction_sa_ga_2020 with the paper's
+  operators (``OptimizerConfig.sa_ga``: sizes of ``optimizer.ga``, ``optimizer.annealing``).
 * ``ga+local`` / ``sa-ga+local``: then a gradient-based refinement of the best individual,
   ``scipy.optimize.minimize`` (SLSQP) with the position, velocity and acceleration limits on the
   constraint grid as linear constraints and, if checked, the nominal torques as nonlinear
@@ -23,15 +25,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pinocchio as pin
 import scipy.optimize
 
 from ..errors import ExcitationError, InputError
-from ..evolution import minimize as evolve
-from ..fourier import FourierTrajectory
+from ..optim.evolution import minimize as evolve
+from .fourier import FourierTrajectory
 from .problem import ExcitationProblem
 
 OPTIMIZERS = ('random', 'random-repair', 'ga', 'ga+local', 'sa-ga', 'sa-ga+local')
@@ -44,11 +46,18 @@ HALVINGS = 12
 class ExcitationResult:
     """Outcome of ``optimize_excitation``.
 
-    Attributes:
-        trajectory: the feasible Fourier series (extra: objectives, margins, urdf_sha256, ...).
-        objectives: {'cond', 'dopt', ...}. margins: constraint margins (``Constraints.margins``).
-        stages: per stage {'name', 'cost', 'cond', 'dopt', 'seconds', 'evaluations', ...}.
-        seconds: wall-clock time of the whole run, s.
+    Parameters
+    ----------
+    trajectory : FourierTrajectory
+        The feasible Fourier series (extra: objectives, margins, urdf_sha256, ...).
+    objectives : dict
+        ``{'cond', 'dopt', ...}``.
+    margins : dict
+        Constraint margins (``Constraints.margins``).
+    stages : list of dict
+        Per stage ``{'name', 'cost', 'cond', 'dopt', 'seconds', 'evaluations', ...}``.
+    seconds : float
+        Wall-clock time of the whole run [s].
     """
 
     trajectory: FourierTrajectory
@@ -67,22 +76,34 @@ def optimize_excitation(problem: ExcitationProblem, optimizer: str = 'ga+local',
                         name: str = 'optimized_excitation') -> ExcitationResult:
     """Find a feasible excitation trajectory that minimises the configured objective.
 
-    Args:
-        problem: robot, criteria, constraints and settings.
-        optimizer: one of ``OPTIMIZERS``.
-        seed: seed of the only random generator (same seed, same result as long as the budget
-            does not cut a stage short).
-        budget: wall-clock budget, s; the GA stops starting generations at 70 % of it (100 %
-            without a local step), the local step stops at 90 %, the final 1 ms check follows.
-        progress: optional callable(stage: str, done: int, total: int, best_cost: float).
-        name: trajectory name.
+    Parameters
+    ----------
+    problem : ExcitationProblem
+        Robot, criteria, constraints and settings.
+    optimizer : str
+        One of ``OPTIMIZERS``.
+    seed : int
+        Seed of the only random generator (same seed, same result as long as the budget does
+        not cut a stage short).
+    budget : float
+        Wall-clock budget [s]; the GA stops starting generations at 70 % of it (100 % without a
+        local step), the local step stops at 90 %, the final 1 ms check follows.
+    progress : callable, optional
+        ``progress(stage: str, done: int, total: int, best_cost: float)``.
+    name : str
+        Trajectory name.
 
-    Returns:
-        The result; its trajectory satisfies every constraint on a 1 ms grid.
+    Returns
+    -------
+    ExcitationResult
+        Its trajectory satisfies every constraint on a 1 ms grid.
 
-    Raises:
-        InputError: unknown optimizer or non-positive budget.
-        ExcitationError: no feasible candidate, naming the constraint that failed most often.
+    Raises
+    ------
+    InputError
+        For an unknown optimizer or a non-positive budget.
+    ExcitationError
+        If no candidate is feasible, naming the constraint that failed most often.
     """
     if optimizer not in OPTIMIZERS:
         raise InputError(f'optimizer {optimizer!r} unknown (choose from {", ".join(OPTIMIZERS)})')
@@ -145,13 +166,12 @@ AT_REST = 'even at rest at its offset q0, every candidate violates a torque or c
 
 def _random(problem, rng, deadline, progress, stages, repair: bool) -> np.ndarray:
     t0 = time.monotonic()
-    total = problem.config.random_candidates
+    total = problem.config.optimizer.random.candidates
     failures, best, best_cost, feasible = _Failures(), None, math.inf, 0
     tried = 0
     k = problem.n * problem.harmonics * 2
-    for tried in range(1, 50 * total + 1):
-        if feasible >= total or time.monotonic() > deadline:
-            break
+    while feasible < total and tried < 50 * total and time.monotonic() <= deadline:
+        tried += 1
         x = rng.uniform(problem.lower, problem.upper)
         repaired, why = problem.repair(x) if repair else _halve_until_feasible(problem, x, k)
         if repaired is None:
@@ -183,10 +203,8 @@ def _halve_until_feasible(problem, x, k):
 
 def _genetic(problem, annealing, rng, deadline, progress, stages) -> np.ndarray:
     t0 = time.monotonic()
-    settings = problem.config.ga
-    if annealing:
-        settings = replace(settings, selection='roulette', mutation_genes=1,
-                           annealing=problem.config.annealing)
+    optimizer = problem.config.optimizer
+    settings = optimizer.sa_ga() if annealing else optimizer.ga
     failures = _Failures()
 
     def cost(x):
@@ -227,7 +245,7 @@ def _local(problem, x0, deadline, progress, stages) -> np.ndarray:
     def remember(z):
         last[0], count[1] = z.copy(), count[1] + 1
         if progress:
-            progress('local', count[1], problem.config.local_iterations, math.nan)
+            progress('local', count[1], problem.config.optimizer.local.iterations, math.nan)
 
     constraints = [_box_rows(problem, span, lo)]
     if problem.constraints.effort is not None:
@@ -236,7 +254,7 @@ def _local(problem, x0, deadline, progress, stages) -> np.ndarray:
     try:
         res = scipy.optimize.minimize(objective, last[0], method='SLSQP', bounds=[(0, 1)] * len(lo),
                                       constraints=constraints, callback=remember,
-                                      options={'maxiter': problem.config.local_iterations,
+                                      options={'maxiter': problem.config.optimizer.local.iterations,
                                                'eps': 1e-6, 'ftol': 1e-6})
         z = res.x
         stopped = 'converged' if res.success else res.message

@@ -1,9 +1,9 @@
-"""The excitation optimisation problem: genes ↔ finite Fourier series (methods §4, eq. (14)),
-repair into the constraints, cost, and the dense final check.
+"""The excitation optimisation problem (docs/methods.md §6): genes ↔ finite Fourier series
+(eq. (14)), repair into the constraints, cost, and the dense final check.
 
 Genes ``x`` (d = n (2N + 1)): ``a`` (n × N, row-major), then ``b`` (n × N), then ``q0`` (n),
 model joint order; the chromosome of patent_whole_robot_identification_2019 (the sine/cosine
-amplitudes) plus the offsets that methods §4 also optimises.
+amplitudes) plus the offsets that Swevers et al. (1997) also optimise.
 
 Repair (every optimiser uses it):
 
@@ -26,11 +26,11 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ExcitationError
-from ..fourier import FourierBasis, FourierTrajectory
-from ..motion import CHECK_STEP
-from ..robot_model import RobotModel
+from ..model.robot import RobotModel
+from ..motion.segments import CHECK_STEP
 from .config import ExcitationConfig
 from .constraints import Constraints
+from .fourier import FourierBasis, FourierTrajectory
 from .objective import BaseRegressorCriteria
 
 CONSTRAINT_OVERSAMPLING = 2     # constraint samples per objective sample
@@ -40,27 +40,46 @@ BISECTION_STEPS = 6
 class ExcitationProblem:
     """One excitation optimisation: robot, criteria, constraints, gene layout and bounds.
 
-    Args:
-        robot: the robot (joint order of the genes = model order).
-        config: harmonics, period, objective, limits, collision, optimiser settings.
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot (joint order of the genes = model order).
+    config : ExcitationConfig
+        Harmonics, period, objective, limits, collision, optimiser settings.
 
-    Attributes:
-        wf: rad/s. n, harmonics. dim: number of genes. lower, upper: (dim,) gene bounds.
-        criteria: the base-regressor criteria. constraints: the constraint set.
+    Attributes
+    ----------
+    wf : float
+        Base angular frequency [rad/s].
+    n, harmonics : int
+        Joints and harmonics N.
+    dim : int
+        Number of genes, ``n (2N + 1)``.
+    lower, upper : (dim,) ndarray
+        Gene bounds.
+    criteria : BaseRegressorCriteria
+        The base-regressor criteria.
+    constraints : Constraints
+        The constraint set.
+    objective_basis, constraint_basis : FourierBasis
+        The grids of the objective and of the repair.
 
-    Raises:
-        InputError: from the constraints set-up; ``start_at_rest`` with fewer than 2 harmonics.
+    Raises
+    ------
+    InputError
+        From the constraints set-up.
+    ExcitationError
+        If ``start_at_rest`` is asked with fewer than 2 harmonics.
     """
 
     def __init__(self, robot: RobotModel, config: ExcitationConfig):
-        config.validate()
         self.robot, self.config = robot, config
         self.n, self.harmonics = robot.n, config.harmonics
         if config.start_at_rest and self.harmonics < 2:
             raise ExcitationError(f'{config.source}: start_at_rest needs at least 2 harmonics')
         self.wf = 2 * math.pi / config.period
         self.dim = self.n * (2 * self.harmonics + 1)
-        self.criteria = BaseRegressorCriteria(robot, config.spec)
+        self.criteria = BaseRegressorCriteria(robot, config.regressor)
         self.constraints = Constraints(robot, config)
         self.objective_basis = FourierBasis.over_period(self.wf, self.harmonics, config.samples)
         self.constraint_basis = FourierBasis.over_period(self.wf, self.harmonics,
@@ -77,34 +96,93 @@ class ExcitationProblem:
 
     # genes ----------------------------------------------------------------------------------
     def unpack(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Genes → (a (n, N), b (n, N), q0 (n,))."""
+        """Coefficients of genes.
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+
+        Returns
+        -------
+        a, b : (n, N) ndarray
+        q0 : (n,) ndarray
+        """
         k = self.n * self.harmonics
         return (x[:k].reshape(self.n, self.harmonics).copy(),
                 x[k:2 * k].reshape(self.n, self.harmonics).copy(), x[2 * k:].copy())
 
     @staticmethod
     def pack(a, b, q0) -> np.ndarray:
+        """Genes of coefficients (inverse of ``unpack``).
+
+        Parameters
+        ----------
+        a, b : (n, N) ndarray
+        q0 : (n,) ndarray
+
+        Returns
+        -------
+        (dim,) ndarray
+        """
         return np.concatenate([a.ravel(), b.ravel(), q0])
 
     def trajectory(self, x, name: str = 'excitation') -> FourierTrajectory:
-        """The Fourier series of genes x (no repair)."""
+        """The Fourier series of genes (no repair).
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+        name : str
+            Trajectory name.
+
+        Returns
+        -------
+        FourierTrajectory
+        """
         a, b, q0 = self.unpack(x)
         return FourierTrajectory(list(self.robot.joint_names), self.wf, q0, a, b,
                                  self.config.periods, name)
 
     def genes(self, trajectory: FourierTrajectory) -> np.ndarray:
-        """Genes of a trajectory of this robot (rows reordered to the model order)."""
+        """Genes of a trajectory of this robot (rows reordered to the model order).
+
+        Parameters
+        ----------
+        trajectory : FourierTrajectory
+
+        Returns
+        -------
+        (dim,) ndarray
+
+        Raises
+        ------
+        InputError
+            If the trajectory names other joints than the robot's.
+        """
         order = self.robot.joint_order(trajectory.joint_names, f'trajectory {trajectory.name}')
         return self.pack(trajectory.a[order], trajectory.b[order], trajectory.q0[order])
 
     # repair and cost ------------------------------------------------------------------------
     def repair(self, x, basis: FourierBasis | None = None) \
             -> tuple[np.ndarray | None, str | None]:
-        """Steps 1–3 of the module docstring on ``basis`` (default: the constraint grid).
+        """Steps 1–3 of the module docstring.
 
-        Returns:
-            (repaired genes, None), or (None, description of the constraint that the
-            motionless robot at q0 already violates).
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+        basis : FourierBasis, optional
+            Sample grid (default: the constraint grid).
+
+        Returns
+        -------
+        repaired : (dim,) ndarray or None
+            The repaired genes, None when even the motionless robot at q0 violates a
+            constraint.
+        problem : str or None
+            That constraint, described.
         """
         basis = basis or self.constraint_basis
         a, b, q0 = self.unpack(self.project(x))
@@ -124,15 +202,25 @@ class ExcitationProblem:
         return self.pack(a * lo, b * lo, q0), None
 
     def project(self, x) -> np.ndarray:
-        """Step 1 (``start_at_rest``): genes whose last harmonic makes qd(0) = qdd(0) = 0;
-        other genes unchanged."""
+        """Step 1 (``start_at_rest``): the last harmonic makes qd(0) = qdd(0) = 0.
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+
+        Returns
+        -------
+        (dim,) ndarray
+            The projected genes (unchanged without ``start_at_rest``).
+        """
         x = np.asarray(x, float)
         if not self.config.start_at_rest:
             return x
         a, b, q0 = self.unpack(x)
-        l = np.arange(1, self.harmonics + 1)
+        order = np.arange(1, self.harmonics + 1)
         a[:, -1] = -a[:, :-1].sum(axis=1)
-        b[:, -1] = -(b[:, :-1] @ l[:-1]) / l[-1]
+        b[:, -1] = -(b[:, :-1] @ order[:-1]) / order[-1]
         return self.pack(a, b, q0)
 
     def _fit_box(self, a, b, q0, basis):
@@ -154,26 +242,54 @@ class ExcitationProblem:
         return self.constraints.dynamic_violation(basis.t, q0 + f, qd, qdd)
 
     def samples(self, x, basis: FourierBasis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """q, qd, qdd (M, n) of genes x at the times of ``basis``."""
+        """Motion of genes on a grid.
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+        basis : FourierBasis
+            The grid.
+
+        Returns
+        -------
+        q, qd, qdd : (M, n) ndarray
+        """
         a, b, q0 = self.unpack(x)
         f, qd, qdd = basis.motion(a, b)
         return q0 + f, qd, qdd
 
     def evaluate(self, x, basis: FourierBasis | None = None) -> dict:
-        """{'cond', 'dopt'} of genes x (no repair) on ``basis`` (default: objective grid)."""
+        """Both criteria of genes (no repair).
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+        basis : FourierBasis, optional
+            Sample grid (default: the objective grid).
+
+        Returns
+        -------
+        dict
+            ``{'cond', 'dopt'}`` (``BaseRegressorCriteria.evaluate``).
+        """
         return self.criteria.evaluate(*self.samples(x, basis or self.objective_basis))
 
-    def cost(self, x) -> tuple[float, np.ndarray]:
-        """(cost, repaired genes) for the optimisers: log(cond) or dopt of the repaired genes;
-        inf if they cannot be repaired."""
-        repaired, _ = self.repair(x)
-        if repaired is None:
-            return math.inf, np.asarray(x, float)
-        return self.cost_of(self.evaluate(repaired)), repaired
-
     def cost_of(self, values: dict) -> float:
-        """The optimised number of a criteria dict: log(cond) (the same optimum as cond, on a
-        scale that selection and annealing can use) or dopt."""
+        """The optimised number of a criteria dict.
+
+        Parameters
+        ----------
+        values : dict
+            ``{'cond', 'dopt'}``.
+
+        Returns
+        -------
+        float
+            log(cond) (the same optimum as cond, on a scale that selection and annealing can
+            use) or dopt.
+        """
         if self.config.objective == 'cond':
             return math.log(values['cond'])
         return values['dopt']
@@ -186,10 +302,22 @@ class ExcitationProblem:
         return FourierBasis.at(self.wf, self.harmonics, t, CHECK_STEP)
 
     def finalize(self, x) -> np.ndarray:
-        """Repair on the 1 ms grid and verify: the returned genes satisfy every constraint.
+        """Repair on the 1 ms grid and verify.
 
-        Raises:
-            ExcitationError: naming the constraint that cannot be met.
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+
+        Returns
+        -------
+        (dim,) ndarray
+            Genes that satisfy every constraint at every instant.
+
+        Raises
+        ------
+        ExcitationError
+            Naming the constraint that cannot be met.
         """
         repaired, problem = self.repair(x, self.dense_basis)
         if repaired is None:
@@ -200,26 +328,44 @@ class ExcitationProblem:
         return repaired
 
     def violations(self, x, basis: FourierBasis | None = None) -> list[str]:
-        """Every constraint violated by genes x on ``basis`` (default: 1 ms grid), described;
-        position, velocity and acceleration include the between-sample Taylor bound."""
+        """Every constraint violated by genes, described.
+
+        Position, velocity and acceleration include the between-sample Taylor bound.
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+        basis : FourierBasis, optional
+            Sample grid (default: the 1 ms grid).
+
+        Returns
+        -------
+        list of str
+            Empty when the genes satisfy every constraint.
+        """
         basis = basis or self.dense_basis
         a, b, _ = self.unpack(x)
         q, qd, qdd = self.samples(x, basis)
-        bq, bv, ba = basis.taylor(a, b)
-        lim = self.constraints.limits
-        problems = []
-        for i, j in enumerate(self.robot.joint_names):
-            checks = (('position', min(q[:, i].min() - bq[i] - lim.lower[i],
-                                       lim.upper[i] - q[:, i].max() - bq[i])),
-                      ('velocity', lim.velocity[i] - np.abs(qd[:, i]).max() - bv[i]),
-                      ('acceleration', lim.acceleration[i] - np.abs(qdd[:, i]).max() - ba[i]))
-            problems += [f'joint {j}: {kind} limit exceeded by {-m:.3g}'
-                         for kind, m in checks if m < -1e-9]
+        problems = self.constraints.limits.violations(basis.t, q, qd, qdd,
+                                                      slack=basis.taylor(a, b))
         dynamic = self.constraints.dynamic_violation(basis.t, q, qd, qdd)
         return problems + ([dynamic] if dynamic else [])
 
     def report(self, x) -> dict:
-        """Objective values (objective grid) and constraint margins (1 ms grid) of genes x."""
+        """Objective values and constraint margins of genes.
+
+        Parameters
+        ----------
+        x : (dim,) ndarray
+            Genes.
+
+        Returns
+        -------
+        dict
+            ``objectives`` {cond, dopt, samples, base_parameters} on the objective grid and
+            ``margins`` (``Constraints.margins``) on the 1 ms grid.
+        """
         values = self.evaluate(x)
         return {'objectives': {'cond': values['cond'], 'dopt': values['dopt'],
                                'samples': self.config.samples,

@@ -1,0 +1,77 @@
+"""``robot-ident``: identification, validation and excitation design from the command line.
+
+    robot-ident identify --urdf URDF --data D [D ...] [--validate D ...] --out RESULT.yaml
+    robot-ident validate --model RESULT.yaml --data D [--csv PRED.csv] [--json]
+    robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] --out TRAJ.yaml
+    robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
+
+One module per verb; only the module of the verb given is imported. Errors in the input print
+one line ``robot-ident: error: ...`` on stderr and exit with code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import warnings
+
+from ..errors import IdentError
+
+VERBS = {
+    'identify': 'identify base parameters, friction and rotor inertia from recordings',
+    'validate': 'predict the torques of a recording with an identified model',
+    'excite': 'optimise (or evaluate) an excitation trajectory',
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``robot-ident``.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0 ok, 1 a check failed (``excite --evaluate``), 2 bad input, 130
+        interrupted.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verb = next((a for a in argv if not a.startswith('-')), None)
+    args = build_parser(verb).parse_args(argv)
+    warnings.showwarning = _show_warning
+    try:
+        return args.run(args)
+    except IdentError as exc:
+        print(f'robot-ident: error: {exc}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser, with the arguments of one verb.
+
+    Parameters
+    ----------
+    verb : str, optional
+        The verb whose module is imported to add its arguments (None: no verb's).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    parser = argparse.ArgumentParser(prog='robot-ident', description=__doc__.splitlines()[0]
+                                     .replace('``', ''))
+    sub = parser.add_subparsers(required=True, metavar='COMMAND')
+    for name, text in VERBS.items():
+        p = sub.add_parser(name, help=text, description=text)
+        if name == verb:
+            importlib.import_module(f'{__name__}.{name}').add_arguments(p)
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f'robot-ident: warning: {message}', file=sys.stderr)

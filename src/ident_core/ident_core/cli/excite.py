@@ -1,0 +1,125 @@
+"""``robot-ident excite``: optimise an excitation trajectory, or evaluate one
+(docs/methods.md §6).
+
+    robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] [--objective cond|dopt]
+                       [--harmonics N] [--period T] [--seed S] [--budget SECONDS] --out TRAJ.yaml
+    robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..excitation.config import OBJECTIVES, default_config, load_excitation_config
+from ..excitation.fourier import load_trajectory
+from ..excitation.optimize import OPTIMIZERS, optimize_excitation
+from ..excitation.problem import ExcitationProblem
+from ..model.robot import load_robot
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of ``excite``: the robot, the config file, either ``--evaluate`` or the
+    optimiser settings and ``--out``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-parser of ``excite``.
+    """
+    p.add_argument('--urdf', required=True, help='robot URDF')
+    p.add_argument('--config', metavar='CFG', help='excitation config YAML (limits, collision, '
+                   'optimiser settings; see ident_core/excitation/config.py)')
+    p.add_argument('--evaluate', metavar='TRAJ.yaml', help='evaluate this trajectory instead')
+    p.add_argument('--optimizer', choices=OPTIMIZERS, default='ga+local')
+    p.add_argument('--objective', choices=OBJECTIVES)
+    p.add_argument('--harmonics', type=int, metavar='N')
+    p.add_argument('--period', type=float, metavar='T', help='s')
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--budget', type=float, default=120.0, metavar='SECONDS')
+    p.add_argument('--out', metavar='TRAJ.yaml')
+    p.add_argument('--no-progress', action='store_true', help='no progress bar')
+    p.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Optimise and write the trajectory (0), or evaluate one (1 if it violates a
+    constraint); bad input and infeasible problems raise."""
+    config = load_excitation_config(args.config) if args.config else default_config()
+    robot = load_robot(args.urdf, config.locked_joints)
+    if args.evaluate:
+        return _evaluate(args, robot, config)
+    if not args.out:
+        raise InputError('excite: give --out TRAJ.yaml (or --evaluate TRAJ.yaml)')
+    config = config.updated(objective=args.objective, harmonics=args.harmonics,
+                            period=args.period)
+    problem = ExcitationProblem(robot, config)
+    with _Progress(disable=args.no_progress) as progress:
+        result = optimize_excitation(problem, args.optimizer, args.seed, args.budget,
+                                     progress.update, name=Path(args.out).stem)
+    out = result.trajectory.save(args.out)
+    for stage in result.stages:
+        print(f'{stage["name"]:<8} cond {stage["cond"]:10.4g}  dopt {stage["dopt"]:10.4g}  '
+              f'{stage["seconds"]:7.1f} s  {stage["evaluations"]} evaluations')
+    _print(result.objectives, result.margins)
+    print(f'{result.seconds:.1f} s; trajectory written to {out}')
+    return 0
+
+
+def _evaluate(args, robot, config) -> int:
+    trajectory = load_trajectory(args.evaluate)
+    config = config.updated(harmonics=trajectory.harmonics, period=trajectory.period)
+    problem = ExcitationProblem(robot, config)
+    x = problem.genes(trajectory)
+    report = problem.report(x)
+    print(f'{trajectory.name}: {trajectory.harmonics} harmonics, period {trajectory.period:.4g} s,'
+          f' {len(robot.joint_names)} joints; limits of {config.source} '
+          f'(margin {config.limits.margin:g})')
+    _print(report['objectives'], report['margins'])
+    problems = problem.violations(x)
+    for line in problems:
+        print(f'VIOLATION: {line}')
+    return 1 if problems else 0
+
+
+def _print(objectives: dict, margins: dict) -> None:
+    print(f'condition number {objectives["cond"]:.6g}   −log det(WᵀW/M) {objectives["dopt"]:.6g}'
+          f'   ({objectives["base_parameters"]} base parameters, {objectives["samples"]} samples)')
+    kinds = [k for k in ('position', 'velocity', 'acceleration', 'torque') if k in margins]
+    print(f'{"margin to limit":<16}' + ''.join(f'{k:>14}' for k in kinds))
+    for joint in margins['position']:
+        print(f'{joint:<16}' + ''.join(f'{margins[k][joint]:>14.4g}' for k in kinds))
+    if 'collision' in margins:
+        c = margins['collision']
+        print(f'min distance to collision {c["distance"]:.4g} m ({c["pair"][0]} – {c["pair"][1]} '
+              f'at t = {c["t"]:.3f} s; required {c["clearance"]:g} m)')
+
+
+class _Progress:
+    """tqdm bars per stage on stderr (none when disabled or not a terminal)."""
+
+    def __init__(self, disable: bool):
+        self.disable = disable or not sys.stderr.isatty()
+        self.bar, self.stage = None, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+    def update(self, stage: str, done: int, total: int, best: float) -> None:
+        if self.disable:
+            return
+        if stage != self.stage:
+            if self.bar is not None:
+                self.bar.close()
+            self.bar, self.stage = tqdm(total=total, desc=stage, file=sys.stderr), stage
+        self.bar.n = min(done, total)
+        if best == best:
+            self.bar.set_postfix(cost=f'{best:.4g}', refresh=False)
+        self.bar.refresh()

@@ -1,0 +1,107 @@
+"""``robot-ident identify``: identify the base parameters, friction and rotor inertia of a robot
+from recordings, validate on others, write RESULT.yaml (docs/methods.md §10)."""
+from __future__ import annotations
+
+import argparse
+
+from ..data.datasets import load_dataset
+from ..errors import InputError
+from ..estimation.estimators import ESTIMATORS
+from ..estimation.identification import IdentificationConfig, identify, validate
+from ..estimation.results import write_result
+from ..model.regressor import FRICTION_MODELS
+from ..model.robot import load_robot
+from .validate import print_validation
+
+NAME_WIDTH = 56
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the verb's arguments; defaults come from ``IdentificationConfig``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The verb's sub-parser.
+    """
+    default = IdentificationConfig()
+    parser.add_argument('--urdf', required=True, help='robot URDF')
+    parser.add_argument('--data', required=True, nargs='+', metavar='DATASET',
+                        help='dataset description (.yaml), .npz, or rosbag2 folder/.mcap')
+    parser.add_argument('--validate', nargs='*', default=[], metavar='DATASET',
+                        help='datasets to validate on (never used for identification)')
+    parser.add_argument('--split', type=float, metavar='FRACTION',
+                        help='identify on the first FRACTION of each --data set, validate on '
+                             'the rest')
+    parser.add_argument('--friction', choices=FRICTION_MODELS,
+                        help=f'friction model per actuator (default {default.friction})')
+    parser.add_argument('--rotor-inertia', action='store_true', default=None,
+                        help='identify rotor inertias')
+    parser.add_argument('--estimator', choices=ESTIMATORS,
+                        help=f'least-squares estimator (default {default.estimator})')
+    parser.add_argument('--cutoff-hz', type=float, metavar='HZ',
+                        help="low-pass cut-off (default: the dataset's cutoff_hz, else 10 Hz)")
+    parser.add_argument('--decimate', type=int, metavar='K',
+                        help='parallel decimation factor (default 0: automatic, to the filter '
+                             'bandwidth; 1: none)')
+    parser.add_argument('--use-recorded-velocity', action='store_true', default=None,
+                        help='use recorded velocities instead of differentiating positions')
+    parser.add_argument('--out', required=True, metavar='RESULT.yaml')
+    parser.set_defaults(run=_run)
+
+
+def _config(args: argparse.Namespace) -> IdentificationConfig:
+    """The settings given on the command line; the model's defaults for the rest."""
+    given = {k: v for k, v in vars(args).items()
+             if k in IdentificationConfig.model_fields and v is not None}
+    return IdentificationConfig(**given)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
+    robot = load_robot(args.urdf)
+    config = _config(args)
+    train = [load_dataset(p, robot.joint_names) for p in args.data]
+    held_out = []
+    if args.split is not None:
+        if not 0 < args.split < 1:
+            raise InputError(f'--split must be in (0, 1), got {args.split}')
+        parts = [d.split(args.split) for d in train]
+        train, held_out = [a for a, _ in parts], [b for _, b in parts]
+    checks = held_out + [load_dataset(p, robot.joint_names) for p in args.validate]
+    model = identify(robot, train, config)
+    reports = [{'data': v.source, **v.metrics} for v in (validate(model, d) for d in checks)]
+    out = write_result(args.out, model, reports)
+    print_model(model)
+    if reports:
+        print_validation(reports)
+    print(f'\nresult written to {out}')
+    return 0
+
+
+def print_model(model) -> None:
+    """Print the base parameters and the actuator values of a model.
+
+    Parameters
+    ----------
+    model : IdentifiedModel
+        The identified model.
+    """
+    c, st = model.config, model.stats
+    print(f'Identified {model.base.count} base parameters of {model.robot.urdf.name} '
+          f'({st["samples"]} samples, {c.estimator.upper()}, friction {c.friction}, '
+          f'condition number {st["condition_number"]:.4g})')
+    print(f'{"#":>3}  {"base parameter":<{NAME_WIDTH}} {"value":>12} {"std":>11} {"rel std %":>10}')
+    for i, (name, v, sd, r) in enumerate(zip(model.base.names, model.values, model.std,
+                                             model.rel_std_percent), start=1):
+        short = name if len(name) <= NAME_WIDTH else name[:NAME_WIDTH - 1] + '…'
+        print(f'{i:>3}  {short:<{NAME_WIDTH}} {v:>12.5g} {sd:>11.3g} {r:>10.3g}')
+    actuators = model.actuator_values()
+    if actuators:
+        print(f'\n{"joint":<16}' + ''.join(f'{k:>12}' for k in actuators))
+        for j, name in enumerate(model.robot.joint_names):
+            cells = [actuators[k][j] for k in actuators]
+            print(f'{name:<16}' + ''.join(f'{"(regrouped)":>12}' if c is None else f'{c:>12.4g}'
+                                         for c in cells))
+    print('identification residual RMS per joint (N·m): '
+          + ' '.join(f'{x:.3g}' for x in st['residual_rms']))

@@ -1,0 +1,2 @@
+"""Recordings: raw ``readers`` (CSV, NPZ, rosbag2), the dataset ``description`` file format,
+``datasets`` in joint space, and ``signal_processing`` (docs/methods.md §3)."""

@@ -1,0 +1,394 @@
+"""Datasets: a recording of joint positions and torques in joint space.
+
+A recording is read from a dataset description (``description``: which file holds which signal),
+from an ``.npz`` with the keys ``times``, ``positions``, ``torques`` (``velocities`` optional), or
+from a rosbag2 folder or ``.mcap``/``.db3`` file (``sensor_msgs/JointState`` on
+``/joint_states``). Every problem raises ``InputError`` naming the file and the field, row or
+joint at fault.
+"""
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+from ..files import read_yaml
+from ..model.robot import RobotModel
+from ..model.transmission import Transmission
+from ..schema import parse, per_joint
+from . import readers
+from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
+from .signal_processing import check_time, fixed_rate_clock, jitter
+
+SIGNALS = ('position', 'velocity', 'effort')
+# Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
+ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
+JITTER_WARNING = 0.05
+BAG_SUFFIXES = ('.mcap', '.db3')
+
+
+class DataWarning(UserWarning):
+    """A recoverable problem with the data (dropped rows, jittery time stamps)."""
+
+
+@dataclass
+class Dataset:
+    """A recording in joint space.
+
+    Parameters
+    ----------
+    source : str
+        The description or data file it came from.
+    joint_names : list of str
+        (n,) column order.
+    t : (N,) ndarray
+        Time [s] from 0, strictly increasing.
+    position : (N, n) ndarray
+        [rad or m].
+    velocity : (N, n) ndarray or None
+        Recorded velocity [rad/s or m/s], if any.
+    effort : (N, n) ndarray
+        Joint torques [N·m or N].
+    transmission : Transmission
+        The motor-to-joint transmission the data went through.
+    cutoff_hz : float or None
+        The description's low-pass cut-off [Hz].
+    """
+
+    source: str
+    joint_names: list[str]
+    t: np.ndarray
+    position: np.ndarray
+    velocity: np.ndarray | None
+    effort: np.ndarray
+    transmission: Transmission
+    cutoff_hz: float | None = None
+
+    @property
+    def samples(self) -> int:
+        """Number of samples N."""
+        return len(self.t)
+
+    def aligned(self, robot: RobotModel) -> Dataset:
+        """The same data with columns (and the transmission) in the robot's joint order.
+
+        Parameters
+        ----------
+        robot : RobotModel
+
+        Returns
+        -------
+        Dataset
+
+        Raises
+        ------
+        InputError
+            If the joints are not the robot's moving joints.
+        """
+        idx = robot.joint_order(self.joint_names, self.source)
+        return replace(self, joint_names=list(robot.joint_names),
+                       position=self.position[:, idx],
+                       velocity=None if self.velocity is None else self.velocity[:, idx],
+                       effort=self.effort[:, idx], transmission=self.transmission.reordered(idx))
+
+    def split(self, fraction: float) -> tuple[Dataset, Dataset]:
+        """The first ``fraction`` of the samples and the rest.
+
+        Parameters
+        ----------
+        fraction : float
+            In (0, 1).
+
+        Returns
+        -------
+        first, last : Dataset
+        """
+        k = int(round(fraction * self.samples))
+        parts = []
+        for sl, tag in ((slice(0, k), 'first'), (slice(k, None), 'last')):
+            share = fraction if tag == 'first' else 1 - fraction
+            parts.append(replace(
+                self, source=f'{self.source}[{tag} {100 * share:.0f}%]', t=self.t[sl],
+                position=self.position[sl], effort=self.effort[sl],
+                velocity=None if self.velocity is None else self.velocity[sl]))
+        return parts[0], parts[1]
+
+
+def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> Dataset:
+    """Load a dataset from a YAML description, an ``.npz`` or a rosbag2.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file or bag folder.
+    default_joints : list of str, optional
+        Joint names used when the source does not name its columns (plain ``.npz``, or a
+        description without ``joints``), normally the URDF's order.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    InputError
+        For any problem, naming the file and the field, row or joint at fault.
+    """
+    path = Path(path)
+    if path.suffix in ('.yaml', '.yml'):
+        spec = parse(DatasetDescription, read_yaml(path, 'dataset description'), path)
+        return _build(spec, str(path), path.parent, default_joints)
+    if path.suffix == '.npz':
+        spec = {'file': path.name, 'time': {'key': 'times'}, 'position': {'key': 'positions'},
+                'effort': {'key': 'torques'}}
+        if path.is_file() and 'velocities' in readers.read_npz(path):
+            spec['velocity'] = {'key': 'velocities'}
+        return _build(DatasetDescription(**spec), str(path), path.parent, default_joints)
+    if path.is_dir() or path.suffix in BAG_SUFFIXES:
+        return _build(DatasetDescription(file=path.name), str(path), path.parent, default_joints)
+    if not path.exists():
+        raise InputError(f'{path}: file not found')
+    raise InputError(f'{path}: unknown data format (expected a .yaml description, an .npz, or a '
+                     'rosbag2 folder / .mcap / .db3 file)')
+
+
+def load_bag(path: str | Path, topic: str = '/joint_states',
+             window: tuple[float, float] | None = None) -> tuple[Dataset, np.ndarray]:
+    """Load the ``sensor_msgs/JointState`` messages of a rosbag2 (header stamps as time).
+
+    Parameters
+    ----------
+    path : str or Path
+        rosbag2 folder or ``.mcap``/``.db3`` file.
+    topic : str
+        The JointState topic (the messages name their joints).
+    window : (float, float), optional
+        (start, end) header-stamp time [s]: keep only the messages inside (e.g.
+        ``readers.excitation_window``, the periodic part of an excitation).
+
+    Returns
+    -------
+    dataset : Dataset
+    stamps : (N,) ndarray
+        Absolute header stamps of its samples [s].
+
+    Raises
+    ------
+    InputError
+        As ``load_dataset``; also when no message lies inside ``window``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f'{path}: file not found')
+    stamps = readers.read_joint_states(path, topic).stamp
+    spec = {'file': path.name, 'topic': topic}
+    if window is not None:
+        rows = np.flatnonzero((stamps >= window[0]) & (stamps <= window[1]))
+        if not len(rows):
+            raise InputError(f'{path}: no {topic} message between the stamps {window[0]:.3f} '
+                             f'and {window[1]:.3f} s')
+        spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
+        stamps = stamps[rows[0]:rows[-1] + 1]
+    return _build(DatasetDescription(**spec), str(path), path.parent, None), stamps
+
+
+def _build(spec: DatasetDescription, source: str, base: Path, default_joints) -> Dataset:
+    try:
+        return _build_unchecked(spec, source, base, default_joints)
+    except InputError as exc:
+        message = str(exc)
+        raise InputError(message if message.startswith(source) else f'{source}: {message}') \
+            from None
+
+
+def _build_unchecked(spec, source, base, default_joints) -> Dataset:
+    data_file = _resolve(spec.file, base, 'file')
+    if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
+        raw = _raw_from_bag(spec, data_file)
+    else:
+        raw = _raw_from_tables(spec, data_file, base, default_joints)
+    raw = _select_rows(raw, spec.rows)
+    n = len(raw['joints'])
+    tr = transmission_from_spec(spec.transmission, n) if spec.transmission \
+        else Transmission.identity(n)
+    raw = _drop_invalid(raw, spec.drop_invalid_rows, source, tr)
+    t = _clock(raw['time'], spec.time or TimeSpec(), source)
+    velocity = raw.get('velocity')
+    return Dataset(source=source, joint_names=raw['joints'], t=t,
+                   position=tr.joint_positions(raw['position']),
+                   velocity=None if velocity is None else tr.joint_velocities(velocity),
+                   effort=tr.joint_torques(raw['effort']), transmission=tr,
+                   cutoff_hz=spec.cutoff_hz)
+
+
+def _resolve(value: str, base: Path, field: str) -> Path:
+    if not value:
+        raise InputError(f'field {field} must be a file name')
+
+    def expand(match):
+        name = match.group(1) or match.group(2)
+        if name not in os.environ:
+            raise InputError(f'field {field}: environment variable {name} is not set')
+        return os.environ[name]
+
+    path = Path(re.sub(r'\$\{(\w+)\}|\$(\w+)', expand, value)).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def _raw_from_tables(spec: DatasetDescription, data_file, base, default_joints) -> dict:
+    joints = spec.joints or default_joints
+    if joints is None:
+        raise InputError('missing field joints (URDF joint names in column order)')
+    tables = {}
+
+    def table(path):
+        if path not in tables:
+            tables[path] = (readers.read_npz(path) if path.suffix == '.npz'
+                            else readers.read_csv(path))
+        return tables[path]
+
+    raw = {'joints': list(joints)}
+    for field in SIGNALS:
+        fspec = getattr(spec, field)
+        if fspec is None:
+            if field == 'velocity':
+                continue
+            raise InputError(f'missing field {field}')
+        path = _resolve(fspec.file, base, f'{field}.file') if fspec.file else data_file
+        raw[field] = _signal(table(path), fspec, len(joints), field)
+    if spec.time is None:
+        raise InputError('missing field time ({column: i}, {key: name} or {sample_rate: hz})')
+    raw['time'] = _time_column(spec.time, table(data_file), len(raw['position']))
+    lengths = {f: len(raw[f]) for f in SIGNALS if f in raw}
+    if len(set(lengths.values()) | {len(raw['time'])}) > 1:
+        raise InputError('signals have different row counts: '
+                         + ', '.join(f'{f} {k}' for f, k in lengths.items()))
+    return raw
+
+
+def _signal(table, fspec: SignalSpec, n: int, field: str) -> np.ndarray:
+    if isinstance(table, dict):
+        key = fspec.key
+        if key is None:
+            raise InputError(f'field {field}: give the NPZ array as key: NAME')
+        if key not in table:
+            raise InputError(f'field {field}: key {key!r} not in the NPZ archive '
+                             f'(keys: {", ".join(sorted(table))})')
+        values = np.asarray(table[key], dtype=float)
+        if values.ndim != 2 or values.shape[1] != n:
+            raise InputError(f'field {field}: array {key!r} has shape {values.shape}, '
+                             f'expected (N, {n}) for {n} joints')
+    else:
+        cols = fspec.columns
+        if cols is None:
+            raise InputError(f'field {field}: give the CSV columns as columns: [...]')
+        if len(cols) != n:
+            raise InputError(f'field {field}: {len(cols)} columns for {n} joints')
+        values = table.values[:, [table.column(c, field) for c in cols]]
+    return values * per_joint(fspec.scale, n, f'{field}.scale')
+
+
+def _time_column(tspec: TimeSpec, table, rows: int) -> np.ndarray:
+    if tspec.sample_rate is not None:
+        return np.arange(rows) / tspec.sample_rate
+    if isinstance(table, dict):
+        key = tspec.key
+        if key not in table:
+            raise InputError(f'field time: key {key!r} not in the NPZ archive '
+                             f'(keys: {", ".join(sorted(table))})')
+        values = np.asarray(table[key], dtype=float).ravel()
+    else:
+        if tspec.column is None:
+            raise InputError('field time: give column: i or sample_rate: hz')
+        values = table.values[:, table.column(tspec.column, 'time')]
+    return values * tspec.scale
+
+
+def _raw_from_bag(spec: DatasetDescription, path) -> dict:
+    log = readers.read_joint_states(path, spec.topic)
+    joints = spec.joints or log.names
+    missing = [j for j in joints if j not in log.names]
+    if missing:
+        raise InputError(f'joint(s) {", ".join(missing)} not in the JointState messages '
+                         f'(names: {", ".join(log.names)})')
+    idx = [log.names.index(j) for j in joints]
+    raw = {'joints': list(joints)}
+    for field in SIGNALS:
+        values = getattr(log, field)
+        if values is None:
+            if field == 'effort':
+                raise InputError('JointState messages carry no effort')
+            continue
+        fspec = getattr(spec, field) or SignalSpec()
+        raw[field] = values[:, idx] * per_joint(fspec.scale, len(idx), f'{field}.scale')
+    header = (spec.time or TimeSpec()).source == 'header'
+    raw['time'] = log.stamp if header and np.any(log.stamp) else log.receive
+    return raw
+
+
+def _select_rows(raw: dict, rows) -> dict:
+    if rows is None:
+        return raw
+    total = len(raw['time'])
+    start, stop = slice(*rows).indices(total)[:2]
+    if start >= stop:
+        raise InputError(f'field rows {list(rows)} selects no row of the {total} rows')
+    return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
+
+
+def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
+    # magnitudes are judged on the joint side: motor angles are |R| times larger
+    joint_side = {'position': tr.joint_positions, 'velocity': tr.joint_velocities,
+                  'effort': tr.joint_torques}
+    bad = np.zeros(len(raw['time']), dtype=bool)
+    first_problem = None
+    for field in ('time',) + SIGNALS:
+        values = raw.get(field)
+        if values is None:
+            continue
+        v2 = values.reshape(len(values), -1)
+        with np.errstate(invalid='ignore', over='ignore'):
+            js = v2 if field == 'time' else joint_side[field](np.nan_to_num(v2))
+        invalid = ~np.isfinite(v2) | ~np.isfinite(js) | (np.abs(js) > ABSURD[field])
+        rows = invalid.any(axis=1)
+        if rows.any() and first_problem is None:
+            r = int(np.flatnonzero(rows)[0])
+            c = int(np.flatnonzero(invalid[r])[0])
+            where = f'joint {raw["joints"][c]}' if field != 'time' else 'time'
+            first_problem = f'{field} of {where} is {float(v2[r, c])!r} in row {r}'
+        bad |= rows
+    if not bad.any():
+        return raw
+    idx = np.flatnonzero(bad)
+    good = np.flatnonzero(~bad)
+    summary = (f'{len(idx)} row(s) hold NaN, inf or absurd values ({first_problem}; '
+               f'joint-side limit {ABSURD[first_problem.split()[0]]:g})')
+    if not drop:
+        raise InputError(summary + '; set drop_invalid_rows: true to drop them')
+    if not len(good):
+        raise InputError('every row holds NaN, inf or absurd values')
+    start, stop = good[0], good[-1] + 1
+    if bad[start:stop].any():
+        inner = int(np.flatnonzero(bad[start:stop])[0]) + start
+        raise InputError(f'invalid row {inner} lies inside the recording; only leading and '
+                         'trailing invalid rows can be dropped (use rows: to cut)')
+    warnings.warn(f'{source}: {summary}; dropped rows {idx[0]}–{idx[-1]} as asked '
+                  '(drop_invalid_rows)', DataWarning, stacklevel=2)
+    return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
+
+
+def _clock(t: np.ndarray, tspec: TimeSpec, source: str) -> np.ndarray:
+    if tspec.clock == 'fixed_rate':
+        t = fixed_rate_clock(t, source)
+        return t - t[0]
+    check_time(t, source)
+    if len(t) > 2 and jitter(t) > JITTER_WARNING:
+        warnings.warn(f'{source}: sample intervals jitter by {100 * jitter(t):.0f} % '
+                      '(std/median); if a fixed-rate controller took the samples and only the '
+                      'logger stamps jitter, set time.clock: fixed_rate', DataWarning, stacklevel=2)
+    return t - t[0]

@@ -1,0 +1,300 @@
+"""Raw table readers: CSV, NPZ and rosbag2 (sqlite3 or MCAP, via ``rosbags``).
+
+Readers return plain arrays and never interpret them; ``datasets`` maps them to joints.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+
+
+@dataclass
+class CsvTable:
+    """A numeric CSV file.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    header : list of str or None
+        Column names, None if the file has no header row.
+    values : (rows, columns) ndarray
+        The numbers.
+    """
+
+    path: Path
+    header: list[str] | None
+    values: np.ndarray
+
+    def column(self, ref, field: str) -> int:
+        """0-based index of a column given by index or header name.
+
+        Parameters
+        ----------
+        ref : int or str
+            Column index or header name.
+        field : str
+            Description field that names the column, for the error message.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            If the name is unknown or the index out of range; names the file and the field.
+        """
+        ncols = self.values.shape[1]
+        if isinstance(ref, str):
+            if not self.header or ref not in self.header:
+                raise InputError(f'{self.path}: field {field}: no column named {ref!r} '
+                                 f'(header: {", ".join(self.header or ["none"])})')
+            return self.header.index(ref)
+        if not isinstance(ref, int) or isinstance(ref, bool) or not 0 <= ref < ncols:
+            raise InputError(f'{self.path}: field {field}: column {ref!r} out of range '
+                             f'(the file has {ncols} columns, 0-based)')
+        return ref
+
+
+def read_csv(path: Path) -> CsvTable:
+    """Read a numeric CSV (',' ';' tab or space separated, optional header row).
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    CsvTable
+
+    Raises
+    ------
+    InputError
+        If the file is missing or empty, a row is ragged or a cell is not numeric (names the
+        row).
+    """
+    if not path.is_file():
+        raise InputError(f'{path}: file not found')
+    with path.open(newline='') as f:
+        first = f.readline()
+        if not first.strip():
+            raise InputError(f'{path}: file is empty')
+        delimiter = next((d for d in ',;\t' if d in first), None)
+        f.seek(0)
+        rows = list(csv.reader(f, delimiter=delimiter) if delimiter
+                    else (line.split() for line in f))
+    header = None
+    if not _numeric(rows[0]):
+        header, rows = [c.strip() for c in rows[0]], rows[1:]
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        raise InputError(f'{path}: no data rows')
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise InputError(f'{path}: data row {i} has {len(row)} columns, expected {width}')
+    try:
+        values = np.array(rows, dtype=float)
+    except ValueError:
+        i = next(i for i, r in enumerate(rows) if not _numeric(r))
+        raise InputError(f'{path}: data row {i} has a non-numeric cell: {rows[i]}') from None
+    return CsvTable(path, header, values)
+
+
+def _numeric(row: list[str]) -> bool:
+    try:
+        [float(c) for c in row]
+    except ValueError:
+        return False
+    return True
+
+
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    """Arrays of a NumPy ``.npz`` archive by key.
+
+    Parameters
+    ----------
+    path : Path
+        The archive.
+
+    Returns
+    -------
+    dict of str to ndarray
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable.
+    """
+    if not path.is_file():
+        raise InputError(f'{path}: file not found')
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {k: archive[k] for k in archive.files}
+    except (OSError, ValueError) as exc:
+        raise InputError(f'{path}: not a readable .npz archive ({exc})') from None
+
+
+@dataclass
+class JointStateLog:
+    """``sensor_msgs/JointState`` messages of one topic, as arrays.
+
+    Parameters
+    ----------
+    names : list of str
+        Joint names of the first message (column order).
+    stamp : (N,) ndarray
+        Header stamps [s].
+    receive : (N,) ndarray
+        Bag (receive) times [s].
+    position : (N, n) ndarray
+        [rad or m].
+    velocity, effort : (N, n) ndarray or None
+        None if every message left them empty.
+    """
+
+    names: list[str]
+    stamp: np.ndarray
+    receive: np.ndarray
+    position: np.ndarray
+    velocity: np.ndarray | None
+    effort: np.ndarray | None
+
+
+def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
+    """Time span of the periodic excitation recorded in a rosbag2.
+
+    Parameters
+    ----------
+    path : Path
+        rosbag2 folder or file.
+    topic : str
+        Topic of the ``ident_msgs/msg/ExcitationTrajectory`` messages (the last one counts).
+
+    Returns
+    -------
+    (float, float) or None
+        (start, end) in header-stamp time [s]: the message's stamp (start of the first period)
+        and stamp + periods × period; None if the bag holds no such message.
+
+    Raises
+    ------
+    InputError
+        If the bag cannot be read.
+    """
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    try:
+        with AnyReader([Path(path)], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
+            conns = [c for c in reader.connections if c.topic == topic]
+            if not conns:                 # (no connections would mean all of them to rosbags)
+                return None
+            window = None
+            for conn, _t, raw in reader.messages(connections=conns):
+                msg = reader.deserialize(raw, conn.msgtype)
+                start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+                window = (start, start + msg.periods * msg.period)
+            return window
+    except InputError:
+        raise
+    except Exception as exc:  # rosbags raises several unrelated types for unreadable bags
+        raise InputError(f'{path}: cannot read {topic} ({exc})') from None
+
+
+def read_joint_states(path: Path, topic: str) -> JointStateLog:
+    """Read the ``sensor_msgs/msg/JointState`` messages of a topic from a rosbag2.
+
+    Messages may list the joints in any order; they are reordered to the first message's order.
+
+    Parameters
+    ----------
+    path : Path
+        rosbag2 folder or ``.mcap``/``.db3`` file.
+    topic : str
+        The topic.
+
+    Returns
+    -------
+    JointStateLog
+
+    Raises
+    ------
+    InputError
+        If the bag is missing, the topic unknown or of another type, or a message lacks a joint
+        or has inconsistent array lengths (names the message index).
+    """
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    if not path.exists():
+        raise InputError(f'{path}: rosbag2 not found')
+    try:
+        reader = AnyReader([path], default_typestore=get_typestore(Stores.ROS2_KILTED))
+        reader.open()
+    except Exception as exc:  # rosbags raises several unrelated types for unreadable bags
+        raise InputError(f'{path}: cannot open rosbag2 ({exc})') from None
+    try:
+        conns = [c for c in reader.connections if c.topic == topic]
+        if not conns:
+            topics = sorted({c.topic for c in reader.connections})
+            raise InputError(f'{path}: no topic {topic!r} (topics: {", ".join(topics)})')
+        bad = [c.msgtype for c in conns if c.msgtype != 'sensor_msgs/msg/JointState']
+        if bad:
+            raise InputError(f'{path}: topic {topic} has type {bad[0]}, '
+                             'expected sensor_msgs/msg/JointState')
+        return _collect(path, reader, conns)
+    finally:
+        reader.close()
+
+
+def _collect(path, reader, conns) -> JointStateLog:
+    names, stamps, receive = None, [], []
+    fields = {'position': [], 'velocity': [], 'effort': []}
+    for i, (conn, t_ns, raw) in enumerate(reader.messages(connections=conns)):
+        msg = reader.deserialize(raw, conn.msgtype)
+        if names is None:
+            names = list(msg.name)
+        order = _message_order(path, i, list(msg.name), names)
+        for key, rows in fields.items():
+            values = np.asarray(getattr(msg, key), dtype=float)
+            if len(values) == 0:
+                rows.append(None)
+            elif len(values) != len(msg.name):
+                raise InputError(f'{path}: message {i}: {len(values)} {key} values for '
+                                 f'{len(msg.name)} joint names')
+            else:
+                rows.append(values[order])
+        stamps.append(msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec)
+        receive.append(1e-9 * t_ns)
+    if names is None:
+        raise InputError(f'{path}: topic has no messages')
+    arrays = {}
+    for key, rows in fields.items():
+        present = [r is not None for r in rows]
+        if not any(present):
+            arrays[key] = None
+        elif not all(present):
+            raise InputError(f'{path}: message {present.index(False)} has no {key} values '
+                             'while others do')
+        else:
+            arrays[key] = np.array(rows)
+    if arrays['position'] is None:
+        raise InputError(f'{path}: JointState messages carry no position')
+    return JointStateLog(names, np.array(stamps), np.array(receive), arrays['position'],
+                         arrays['velocity'], arrays['effort'])
+
+
+def _message_order(path, index, msg_names, names):
+    try:
+        return [msg_names.index(n) for n in names]
+    except ValueError:
+        missing = [n for n in names if n not in msg_names]
+        raise InputError(f'{path}: message {index} lacks joint(s) {", ".join(missing)}') from None

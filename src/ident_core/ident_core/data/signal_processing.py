@@ -1,0 +1,223 @@
+"""Signal processing before identification (docs/methods.md §3).
+
+Positions and torques are low-pass filtered with a zero-phase Butterworth filter (``sosfiltfilt``,
+no lag between q and tau); velocities and accelerations are central differences of the filtered
+positions (payload_identification_2017 §1.3 and §4). Parallel decimation (Gautier) low-pass
+filters the regressor and the torques with the same filter before keeping every k-th sample, so
+the linear model ``tau = W chi`` still holds.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.signal
+
+from ..errors import InputError
+
+MAX_GAP_PERIODS = 1.5
+
+
+def sample_rate(t: np.ndarray) -> float:
+    """Sample rate of time stamps (median interval).
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Strictly increasing time stamps [s].
+
+    Returns
+    -------
+    float
+        [Hz].
+    """
+    return 1.0 / float(np.median(np.diff(t)))
+
+
+def check_time(t: np.ndarray, source: str) -> None:
+    """Refuse time stamps that are not finite, or not strictly increasing.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Time stamps [s].
+    source : str
+        The recording, for the error message.
+
+    Raises
+    ------
+    InputError
+        Naming ``source`` and the first offending row (0-based, data rows).
+    """
+    bad = np.flatnonzero(~np.isfinite(t))
+    if len(bad):
+        raise InputError(f'{source}: time stamp of row {bad[0]} is not finite')
+    dt = np.diff(t)
+    bad = np.flatnonzero(dt <= 0)
+    if len(bad):
+        kind = 'duplicated' if dt[bad[0]] == 0 else 'decreasing'
+        raise InputError(f'{source}: {kind} time stamp at row {bad[0] + 1} '
+                         f'({float(t[bad[0]])!r} then {float(t[bad[0] + 1])!r}); '
+                         'time must strictly increase')
+
+
+def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:
+    """Replace jittery logger stamps by the fixed-rate clock that took the samples.
+
+    Controllers sample at a fixed period while a non-real-time logger stamps them late by a
+    varying amount. The returned times are the least-squares line ``t0 + k·T`` through the stamps.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Logger stamps [s].
+    source : str
+        The recording, for the error message.
+
+    Returns
+    -------
+    (N,) ndarray
+        ``t0 + k·T`` [s].
+
+    Raises
+    ------
+    InputError
+        If the stamps are not strictly increasing, or an interval exceeds 1.5 periods (dropped
+        samples: the clock is not fixed-rate).
+    """
+    check_time(t, source)
+    k = np.arange(len(t))
+    period, t0 = np.polyfit(k, t, 1)
+    gaps = np.flatnonzero(np.diff(t) > MAX_GAP_PERIODS * period)
+    if len(gaps):
+        raise InputError(f'{source}: gap of {np.diff(t)[gaps[0]] * 1e3:.2f} ms after row '
+                         f'{gaps[0]} (period {period * 1e3:.2f} ms): samples were dropped, '
+                         'so time.clock: fixed_rate does not apply')
+    return t0 + period * k
+
+
+def jitter(t: np.ndarray) -> float:
+    """Relative jitter of the sample interval.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Time stamps [s], N ≥ 2.
+
+    Returns
+    -------
+    float
+        ``std(dt) / median(dt)``.
+    """
+    dt = np.diff(t)
+    return float(np.std(dt) / np.median(dt))
+
+
+def lowpass(x: np.ndarray, fs: float, cutoff_hz: float, order: int = 4) -> np.ndarray:
+    """Zero-phase Butterworth low-pass along axis 0.
+
+    Parameters
+    ----------
+    x : (N, ...) ndarray
+        Samples.
+    fs : float
+        Sample rate [Hz].
+    cutoff_hz : float
+        −3 dB frequency of the single pass [Hz].
+    order : int
+        Filter order (the forward-backward pass doubles it).
+
+    Returns
+    -------
+    (N, ...) ndarray
+        The filtered samples.
+
+    Raises
+    ------
+    InputError
+        If the cut-off is not below Nyquist, or there are too few samples for the filter.
+    """
+    if not 0 < cutoff_hz < fs / 2:
+        raise InputError(f'filter cut-off {cutoff_hz} Hz must be in (0, {fs / 2:g}) Hz '
+                         f'(half the {fs:g} Hz sample rate)')
+    sos = scipy.signal.butter(order, cutoff_hz, fs=fs, output='sos')
+    padlen = 3 * (2 * len(sos) + 1)
+    if len(x) <= padlen:
+        raise InputError(f'{len(x)} samples are too few for the order-{order} filter '
+                         f'(needs more than {padlen})')
+    return scipy.signal.sosfiltfilt(sos, x, axis=0)
+
+
+def differentiate(x: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Central differences along axis 0 (second order, non-uniform spacing allowed, one-sided
+    at the two ends).
+
+    Parameters
+    ----------
+    x : (N, ...) ndarray
+        Samples.
+    t : (N,) ndarray
+        Their times [s].
+
+    Returns
+    -------
+    (N, ...) ndarray
+        dx/dt.
+    """
+    return np.gradient(x, t, axis=0)
+
+
+def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float, bandwidth: float,
+                      order: int = 4) -> list[np.ndarray]:
+    """Parallel decimation (Gautier's parallel filtering).
+
+    Every array passes the same zero-phase anti-alias low-pass (cut-off 0.8 × the new Nyquist
+    frequency), then every ``factor``-th sample is kept. Arrays already band-limited below that
+    cut-off (``bandwidth``, e.g. the preprocessing cut-off) are only down-sampled: the filter
+    would leave them unchanged.
+
+    Parameters
+    ----------
+    arrays : list of (N, ...) ndarray
+        Sampled at ``fs``.
+    factor : int
+        Decimation factor ≥ 1.
+    fs : float
+        Sample rate [Hz].
+    bandwidth : float
+        Highest frequency the arrays contain [Hz].
+    order : int
+        Butterworth order of one pass.
+
+    Returns
+    -------
+    list of (ceil(N / factor), ...) ndarray
+
+    Raises
+    ------
+    InputError
+        If ``factor < 1``.
+    """
+    if factor < 1:
+        raise InputError(f'decimation factor must be a positive integer, got {factor}')
+    if factor == 1 or decimation_is_plain(factor, fs, bandwidth):
+        return [a[::factor] for a in arrays]
+    return [lowpass(a, fs, 0.8 * fs / (2 * factor), order)[::factor] for a in arrays]
+
+
+def decimation_is_plain(factor: int, fs: float, bandwidth: float) -> bool:
+    """Whether decimation needs no anti-alias filter.
+
+    Parameters
+    ----------
+    factor : int
+        Decimation factor.
+    fs : float
+        Sample rate [Hz].
+    bandwidth : float
+        Highest frequency the signals contain [Hz].
+
+    Returns
+    -------
+    bool
+        True when the anti-alias cut-off (0.8 × new Nyquist) is at or above ``bandwidth``.
+    """
+    return 0.8 * fs / (2 * factor) >= bandwidth

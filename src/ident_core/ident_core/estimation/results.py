@@ -1,0 +1,365 @@
+"""RESULT.yaml: an identified model and its validations (``format: robot-ident/result/1``).
+
+The file mirrors :class:`ResultFile`::
+
+    robot: {name, urdf: /abs/path.urdf, urdf_sha256, joints: [...]}
+    config: {friction, rotor_inertia, estimator, cutoff_hz, ...}     # IdentificationConfig
+    transmission: {gear_matrix, joint_offset, torque_scale}
+    base_parameters: [{name, value, std, rel_std_percent}, ...]
+    base_definition: {tolerance, standard_names, independent, dependent, k_d}
+    actuators: {joints: [...], Ia: [...], fv: [...], fc: [...], offset: [...]}  # null: regrouped
+    identification: {data, samples, equations_left_out, decimation, base_parameter_count,
+                     condition_number, rank_gap, residual_rms, relative_error_percent}
+    validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error}, ...]
+
+Files written before the vocabulary was settled (``settings`` for ``config``, friction models
+``viscous-coulomb[-offset]``) still load.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pydantic
+
+from ..errors import InputError
+from ..files import dump_yaml, read_yaml, write_atomic
+from ..model.base_parameters import BaseParameters
+from ..model.robot import load_robot
+from ..model.transmission import Transmission
+from ..schema import Schema, parse
+from .identification import IdentificationConfig, IdentifiedModel
+
+FORMAT = 'robot-ident/result/1'
+LEGACY_FRICTION = {'viscous-coulomb': 'coulomb-viscous',
+                   'viscous-coulomb-offset': 'coulomb-viscous-offset'}
+
+
+class RobotSection(Schema):
+    """The robot a result belongs to.
+
+    Parameters
+    ----------
+    name : str
+        Robot name of the URDF.
+    urdf : str
+        Absolute path of the URDF.
+    urdf_sha256 : str
+        Hash of the URDF file.
+    joints : list of str
+        Moving joints, the order of every per-joint list in the file.
+    """
+
+    name: str = ''
+    urdf: str
+    urdf_sha256: str = ''
+    joints: list[str]
+
+
+class TransmissionSection(Schema):
+    """``Transmission`` as lists (see ``model.transmission``).
+
+    Parameters
+    ----------
+    gear_matrix : list of list of float
+        (n, n) ``R``.
+    joint_offset : list of float
+        (n,) [rad or m].
+    torque_scale : list of float
+        (n,) drive gains.
+    """
+
+    gear_matrix: list[list[float]]
+    joint_offset: list[float]
+    torque_scale: list[float]
+
+
+class BaseParameterEntry(Schema):
+    """One identified base parameter.
+
+    Parameters
+    ----------
+    name : str
+        Readable name (independent column and the regrouped ones).
+    value, std : float
+        Estimate and standard deviation (SI units of the parameter).
+    rel_std_percent : float
+        ``100·std/|value|`` [%].
+    """
+
+    name: str
+    value: float
+    std: float
+    rel_std_percent: float
+
+
+class BaseDefinition(Schema):
+    """``BaseParameters`` as lists (see ``model.base_parameters``).
+
+    Parameters
+    ----------
+    tolerance : float
+        Relative QR rank tolerance.
+    standard_names : list of str
+        (p,) standard parameter names.
+    independent, dependent : list of int
+        Column indices.
+    k_d : list of list of float
+        (nb, nd) regrouping coefficients.
+    """
+
+    tolerance: float
+    standard_names: list[str]
+    independent: list[int]
+    dependent: list[int]
+    k_d: list[list[float]]
+
+
+class ActuatorSection(Schema):
+    """Rotor inertia and friction per actuator (None where regrouped).
+
+    Parameters
+    ----------
+    joints : list of str
+        Joint order.
+    Ia, fv, fc, offset : list of float or None, optional
+        [kg·m², N·m·s/rad, N·m, N·m] per actuator; absent when not in the model.
+    """
+
+    joints: list[str]
+    Ia: list[float | None] | None = None
+    fv: list[float | None] | None = None
+    fc: list[float | None] | None = None
+    offset: list[float | None] | None = None
+
+
+class IdentificationStats(Schema):
+    """Statistics of the identification fit.
+
+    Parameters
+    ----------
+    data : list of str
+        The datasets.
+    samples : int
+        Rows of the stacked regressor.
+    equations_left_out : int
+        Joint equations masked near velocity reversals.
+    decimation : list of int
+        Decimation factor per dataset.
+    base_parameter_count : int
+        nb.
+    condition_number : float
+        Of the stacked base regressor.
+    rank_gap : float
+        Of the base-parameter QR.
+    residual_rms : list of float
+        Per joint [N·m or N].
+    relative_error_percent : float
+        Of the fit [%].
+    """
+
+    data: list[str] = []
+    samples: int = 0
+    equations_left_out: int = 0
+    decimation: list[int] = []
+    base_parameter_count: int = 0
+    condition_number: float = float('nan')
+    rank_gap: float = float('inf')
+    residual_rms: list[float] = []
+    relative_error_percent: float = float('nan')
+
+
+class ValidationEntry(Schema):
+    """Metrics of the model on one validation dataset (``metrics.all_metrics``).
+
+    Parameters
+    ----------
+    data : str
+        The dataset.
+    relative_error_percent : float
+        [%].
+    rmse : list of float
+        Per joint [N·m or N].
+    nrms_percent : float or None
+        [%]; None without effort limits.
+    absolute_error : float
+        [N·m or N].
+    """
+
+    data: str
+    relative_error_percent: float
+    rmse: list[float]
+    nrms_percent: float | None
+    absolute_error: float
+
+
+class ResultFile(Schema):
+    """The whole RESULT.yaml (module docstring).
+
+    Parameters
+    ----------
+    format : str
+        ``robot-ident/result/1``.
+    robot : RobotSection
+    config : IdentificationConfig
+        How the model was identified (``settings`` in older files).
+    transmission : TransmissionSection
+    base_parameters : list of BaseParameterEntry
+    base_definition : BaseDefinition
+    actuators : ActuatorSection
+    identification : IdentificationStats
+    validation : list of ValidationEntry
+    """
+
+    format: Literal[FORMAT]
+    robot: RobotSection
+    config: IdentificationConfig
+    transmission: TransmissionSection
+    base_parameters: list[BaseParameterEntry]
+    base_definition: BaseDefinition
+    actuators: ActuatorSection
+    identification: IdentificationStats = IdentificationStats()
+    validation: list[ValidationEntry] = []
+
+    @pydantic.model_validator(mode='before')
+    @classmethod
+    def _earlier_names(cls, doc):
+        """Files written before the vocabulary was settled: ``settings`` for ``config`` and
+        friction models named ``viscous-coulomb[-offset]``."""
+        if isinstance(doc, dict) and 'settings' in doc and 'config' not in doc:
+            doc = {('config' if k == 'settings' else k): v for k, v in doc.items()}
+            config = doc['config']
+            if isinstance(config, dict) and isinstance(config.get('friction'), str):
+                doc['config'] = {**config, 'friction': LEGACY_FRICTION.get(
+                    config['friction'], config['friction'])}
+        return doc
+
+
+def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
+    """The RESULT.yaml content of a model.
+
+    Parameters
+    ----------
+    model : IdentifiedModel
+        The identified model.
+    validations : list of dict
+        ``{'data': source, **metrics.all_metrics(...)}`` per validation dataset.
+
+    Returns
+    -------
+    ResultFile
+    """
+    robot = model.robot
+    return ResultFile(
+        format=FORMAT,
+        robot=RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
+                           urdf_sha256=robot.urdf_sha256(), joints=list(robot.joint_names)),
+        config=model.config,
+        transmission=TransmissionSection(**model.transmission.to_dict()),
+        base_parameters=[BaseParameterEntry(name=n, value=float(v), std=float(s),
+                                            rel_std_percent=float(r))
+                         for n, v, s, r in zip(model.base.names, model.values, model.std,
+                                               model.rel_std_percent)],
+        base_definition=BaseDefinition(**model.base.to_dict()),
+        actuators=ActuatorSection(joints=list(robot.joint_names), **model.actuator_values()),
+        identification=IdentificationStats(**_plain(model.stats)),
+        validation=[ValidationEntry(**_plain(v)) for v in validations])
+
+
+def write_result(path: str | Path, model: IdentifiedModel, validations: list[dict]) -> Path:
+    """Write RESULT.yaml atomically (an existing file is replaced only by a complete one).
+
+    Parameters
+    ----------
+    path : str or Path
+        Destination.
+    model : IdentifiedModel
+        The identified model.
+    validations : list of dict
+        As in ``result_file``.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
+    document = result_file(model, validations).model_dump(exclude_none=False)
+    document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
+    return write_atomic(path, dump_yaml(document))
+
+
+def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedModel:
+    """Load an identified model from RESULT.yaml.
+
+    Parameters
+    ----------
+    path : str or Path
+        The result file.
+    urdf : str or Path, optional
+        Use this URDF instead of the recorded path.
+
+    Returns
+    -------
+    IdentifiedModel
+
+    Raises
+    ------
+    InputError
+        If the file is missing, not a result, a field is missing or malformed, or the URDF is
+        missing or has other joints (naming the file and the field).
+    """
+    doc = read_result_file(path)
+    robot = load_robot(urdf or doc.robot.urdf)
+    if robot.joint_names != doc.robot.joints:
+        raise InputError(f'{path}: URDF {robot.urdf} has joints {robot.joint_names}, the result '
+                         f'was identified for {doc.robot.joints}')
+    tr = doc.transmission
+    base = BaseParameters.from_dict(doc.base_definition.model_dump())
+    if len(doc.base_parameters) != base.count:
+        raise InputError(f'{path}: {len(doc.base_parameters)} base_parameters for the '
+                         f'{base.count} of base_definition')
+    return IdentifiedModel(
+        robot=robot, config=doc.config,
+        transmission=Transmission(np.array(tr.gear_matrix, dtype=float),
+                                  np.array(tr.joint_offset, dtype=float),
+                                  np.array(tr.torque_scale, dtype=float)),
+        base=base, values=np.array([p.value for p in doc.base_parameters]),
+        std=np.array([p.std for p in doc.base_parameters]),
+        stats=doc.identification.model_dump())
+
+
+def read_result_file(path: str | Path) -> ResultFile:
+    """Parse and validate RESULT.yaml without loading the robot.
+
+    Parameters
+    ----------
+    path : str or Path
+        The result file.
+
+    Returns
+    -------
+    ResultFile
+
+    Raises
+    ------
+    InputError
+        If the file is missing or not a valid result (naming the file and the field).
+    """
+    doc = read_yaml(path, 'result file')
+    if not isinstance(doc, dict) or doc.get('format') != FORMAT:
+        raise InputError(f'{path}: not a robot-ident result (format: {FORMAT} expected)')
+    return parse(ResultFile, doc, path)
+
+
+def _plain(value):
+    """numpy scalars and arrays → Python floats, ints and lists, recursively."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (np.floating, float)):
+        return float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value

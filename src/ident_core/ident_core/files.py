@@ -1,0 +1,113 @@
+"""Reading and writing the suite's files: YAML documents in, atomic writes out.
+
+Every file the suite writes (results, trajectories, ground truth, recording summaries) goes
+through :func:`write_atomic`, so a reader never sees a half-written file and an existing file is
+replaced only by a complete new one.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from .errors import InputError
+
+
+def read_yaml(path: str | Path, what: str = 'file'):
+    """Parse a YAML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str, optional
+        What the file is, for the error message (``'excitation config'``, ...).
+
+    Returns
+    -------
+    object
+        The document (``None`` for an empty file).
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, or is not valid YAML; the message names the file.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise InputError(f'{path}: {what} not found') from None
+    except OSError as exc:
+        raise InputError(f'{path}: cannot read {what} ({exc.strerror})') from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InputError(f'{path}: invalid YAML ({str(exc).splitlines()[0]})') from None
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, except lists of scalars (a joint vector, a matrix row) on one line."""
+
+    def represent_list(self, data):
+        flow = all(not isinstance(x, (list, dict)) for x in data)
+        return self.represent_sequence('tag:yaml.org,2002:seq', data, flow_style=flow)
+
+
+_Dumper.add_representer(list, _Dumper.represent_list)
+
+
+def dump_yaml(document) -> str:
+    """YAML text of a document of plain Python types, keys in their given order.
+
+    Parameters
+    ----------
+    document : dict or list
+        Plain Python types (no numpy scalars).
+
+    Returns
+    -------
+    str
+        Block-style YAML with lists of scalars on one line, lines up to 120 characters.
+    """
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def write_atomic(path: str | Path, content: str | bytes) -> Path:
+    """Write a file through a temporary file in the same folder and a rename.
+
+    Parameters
+    ----------
+    path : str or Path
+        Destination; its folder is created if missing.
+    content : str or bytes
+        Text, or bytes written as they are.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OSError
+        If the folder or the file cannot be written (``path`` is then left as it was).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)            # mkstemp creates 0600 files
+        with os.fdopen(fd, 'wb' if isinstance(content, bytes) else 'w') as f:
+            f.write(content)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

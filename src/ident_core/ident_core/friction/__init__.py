@@ -1,0 +1,1 @@
+"""Joint friction: the friction ``models`` (docs/methods.md §8)."""

@@ -1,0 +1,173 @@
+"""Identification regressor: rigid body (Pinocchio) plus actuator columns (docs/methods.md §1).
+
+    tau = Y(q, qd, qdd) · chi
+
+``chi`` stacks, per link, the 10 standard inertial parameters in Pinocchio's order
+``[m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]`` (``pin.computeJointTorqueRegressor``), then, per
+actuator, the optional rotor inertia ``Ia``, viscous ``fv`` and Coulomb ``fc`` friction and torque
+``offset`` of payload_identification_2017 eq. (4).
+
+Actuator terms act on the motor side: with the normalised gear matrix ``G = diag(R)⁻¹ R``
+(identity without a transmission, unit diagonal with coupling terms otherwise) and ``u = G qd``,
+actuator ``m`` adds ``G[m]ᵀ (Ia_m (G[m]·qdd) + fv_m u_m + fc_m sign(u_m) + offset_m)`` to the
+joint torques. The parameters are therefore joint-equivalent values (motor value × ratio²,
+× |ratio| for Coulomb), the same numbers as joint-side parameters for uncoupled joints.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pinocchio as pin
+
+from ..errors import InputError
+from ..schema import Schema
+from .robot import RobotModel
+from .transmission import Transmission
+
+FRICTION_MODELS = ('none', 'coulomb-viscous', 'coulomb-viscous-offset')
+INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
+
+
+class RegressorSpec(Schema):
+    """Which columns the identification model has.
+
+    Parameters
+    ----------
+    friction : {'none', 'coulomb-viscous', 'coulomb-viscous-offset'}
+        Friction model per actuator: none, ``fc sign(u) + fv u``, or that plus a torque offset.
+    rotor_inertia : bool
+        Add one rotor inertia ``Ia`` column per actuator.
+    """
+
+    friction: Literal[FRICTION_MODELS] = 'coulomb-viscous-offset'
+    rotor_inertia: bool = False
+
+    @property
+    def actuator_terms(self) -> tuple[str, ...]:
+        """Per-actuator parameter kinds, in column order (``Ia``, ``fv``, ``fc``, ``offset``)."""
+        terms = ('Ia',) if self.rotor_inertia else ()
+        if self.friction != 'none':
+            terms += ('fv', 'fc')
+        if self.friction == 'coulomb-viscous-offset':
+            terms += ('offset',)
+        return terms
+
+
+class Regressor:
+    """Stacked regressor of a robot for a given column specification.
+
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+    spec : RegressorSpec
+        Which actuator columns to add.
+    transmission : Transmission, optional
+        Motor coupling of the actuator columns (identity if None).
+
+    Attributes
+    ----------
+    gear : (n, n) ndarray
+        Normalised gear matrix ``G``; motor velocities are ``G qd``.
+    names : list of str
+        (p,) column names: ``m1 … Izz<n>``, then ``Ia1 …``, ``fv1 …``, ``fc1 …``, ``offset1 …``.
+    """
+
+    def __init__(self, robot: RobotModel, spec: RegressorSpec,
+                 transmission: Transmission | None = None):
+        self.robot = robot
+        self.spec = spec
+        self.transmission = transmission or Transmission.identity(robot.n)
+        gear = self.transmission.gear_matrix
+        self.gear = gear / np.diag(gear)[:, None]
+        n = robot.n
+        self.names = [f'{p}{i}' for i in range(1, robot.link_count + 1) for p in INERTIAL_NAMES]
+        self.names += [f'{t}{m}' for t in spec.actuator_terms for m in range(1, n + 1)]
+
+    @property
+    def n_inertial(self) -> int:
+        """Number of inertial (rigid-body) columns, 10 per link."""
+        return 10 * self.robot.link_count
+
+    @property
+    def n_columns(self) -> int:
+        """Number of columns p."""
+        return len(self.names)
+
+    def compute(self, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+        """Regressor of N samples.
+
+        Parameters
+        ----------
+        q, qd, qdd : (N, n) ndarray
+            Joint positions, velocities, accelerations [rad, rad/s, rad/s² or m, m/s, m/s²],
+            model joint order.
+
+        Returns
+        -------
+        Y : (N, n, p) ndarray
+            ``tau[k] = Y[k] @ chi``.
+
+        Raises
+        ------
+        InputError
+            If the arrays have different or wrong shapes.
+        """
+        q, qd, qdd = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd))
+        n = self.robot.n
+        if not (q.ndim == 2 and q.shape[1] == n and q.shape == qd.shape == qdd.shape):
+            raise InputError(f'regressor: q, qd, qdd must all be (N, {n}), got '
+                             f'{q.shape}, {qd.shape}, {qdd.shape}')
+        out = np.empty((len(q), n, self.n_columns))
+        model = self.robot.model
+        data = model.createData()
+        for k in range(len(q)):
+            out[k, :, :self.n_inertial] = pin.computeJointTorqueRegressor(model, data, q[k],
+                                                                          qd[k], qdd[k])
+        out[:, :, self.n_inertial:] = self.actuator_columns(qd, qdd)
+        return out
+
+    def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+        """The actuator part of the regressor (the columns after the inertial ones).
+
+        Parameters
+        ----------
+        qd, qdd : (N, n) ndarray
+            Joint velocities and accelerations.
+
+        Returns
+        -------
+        (N, n, p − 10·n_links) ndarray
+            Column of actuator m on joint j: ``G[m, j]`` × motor quantity m.
+        """
+        g = self.gear
+        u = qd @ g.T
+        kinds = {'Ia': lambda: qdd @ g.T, 'fv': lambda: u, 'fc': lambda: np.sign(u),
+                 'offset': lambda: np.ones_like(u)}
+        n = self.robot.n
+        out = np.empty((len(qd), n, self.n_columns - self.n_inertial))
+        for t, term in enumerate(self.spec.actuator_terms):
+            out[:, :, t * n:(t + 1) * n] = kinds[term]()[:, None, :] * g.T[None, :, :]
+        return out
+
+    def actuator_index(self, term: str, actuator: int) -> int:
+        """Column index of an actuator parameter.
+
+        Parameters
+        ----------
+        term : {'Ia', 'fv', 'fc', 'offset'}
+            Parameter kind.
+        actuator : int
+            0-based actuator index.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ValueError
+            If the regressor has no such column.
+        """
+        return self.names.index(f'{term}{actuator + 1}')

@@ -1,0 +1,203 @@
+"""A URDF loaded with Pinocchio: joint names and limits, and the joint order of data columns.
+
+Pinocchio is the dynamics engine (regressor, RNEA, ABA); this module only loads the model and
+maps the joint order of a dataset onto Pinocchio's.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from ..errors import InputError
+
+SUPPORTED_JOINTS = ('JointModelR', 'JointModelP', 'JointModelRevoluteUnaligned',
+                    'JointModelPrismaticUnaligned')
+
+
+@dataclass
+class RobotModel:
+    """A fixed-base serial or tree robot with 1-DOF revolute and prismatic joints.
+
+    The Pinocchio ``model`` is a constant description: functions that compute with it take
+    a ``pin.Data`` of their own (``model.createData()``).
+
+    Parameters
+    ----------
+    urdf : Path
+        The URDF file.
+    model : pinocchio.Model
+        The kinematic tree, joint order ``joint_names``.
+    joint_names : list of str
+        (n,) names of the moving joints, in Pinocchio's order.
+    lower, upper : (n,) ndarray
+        Position limits [rad or m].
+    velocity_limit : (n,) ndarray
+        Velocity limits [rad/s or m/s].
+    effort_limit : (n,) ndarray
+        Effort limits [N·m or N].
+    locked_joints : dict
+        ``{joint: position}`` of URDF joints held fixed (not in ``model``) [rad or m].
+    """
+
+    urdf: Path
+    model: pin.Model
+    joint_names: list[str]
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity_limit: np.ndarray
+    effort_limit: np.ndarray
+    locked_joints: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """Number of moving joints."""
+        return len(self.joint_names)
+
+    @property
+    def link_count(self) -> int:
+        """Number of bodies carrying inertial parameters (one per joint)."""
+        return self.model.njoints - 1
+
+    def urdf_sha256(self) -> str:
+        """SHA-256 of the URDF file, to detect that a result belongs to another model.
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits.
+        """
+        return hashlib.sha256(self.urdf.read_bytes()).hexdigest()
+
+    def standard_parameters(self) -> np.ndarray:
+        """Standard inertial parameters of the URDF (docs/methods.md §1).
+
+        Returns
+        -------
+        chi : (10·n,) ndarray
+            Per link in Pinocchio's order ``[m, mc_x, mc_y, mc_z, I_xx, I_xy, I_yy, I_xz,
+            I_yz, I_zz]`` [kg, kg·m, kg·m²], inertia about the joint frame origin.
+        """
+        return np.concatenate([self.model.inertias[i].toDynamicParameters()
+                               for i in range(1, self.model.njoints)])
+
+    def joint_order(self, names: list[str], source: str) -> np.ndarray:
+        """Indices that reorder data columns given in ``names`` order into the model's order.
+
+        Parameters
+        ----------
+        names : list of str
+            Joint names of the data columns.
+        source : str
+            What the names come from, for the error message.
+
+        Returns
+        -------
+        (n,) ndarray of int
+            ``columns[:, idx]`` is in model order.
+
+        Raises
+        ------
+        InputError
+            If a name is not a moving joint of the URDF or is repeated, or a moving joint of
+            the URDF is missing; the message names ``source`` and the joints.
+        """
+        unknown = [j for j in names if j not in self.joint_names]
+        if unknown:
+            raise InputError(f'{source}: joint(s) {", ".join(unknown)} not in URDF {self.urdf} '
+                             f'(its moving joints: {", ".join(self.joint_names)})')
+        repeated = sorted({j for j in names if names.count(j) > 1})
+        if repeated:
+            raise InputError(f'{source}: joint(s) listed twice: {", ".join(repeated)}')
+        missing = [j for j in self.joint_names if j not in names]
+        if missing:
+            raise InputError(f'{source}: no data for joint(s) {", ".join(missing)} of URDF '
+                             f'{self.urdf}; every moving joint needs position and effort')
+        return np.array([names.index(j) for j in self.joint_names])
+
+
+def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotModel:
+    """Load a URDF with Pinocchio (fixed base, gravity −9.81 m/s² along z of the base).
+
+    Parameters
+    ----------
+    urdf : str or Path
+        The file.
+    locked_joints : dict, optional
+        ``{joint: position}`` [rad or m] of joints held fixed, e.g. gripper fingers; their
+        bodies are merged into their parents (``pin.buildReducedModel``).
+
+    Returns
+    -------
+    RobotModel
+
+    Raises
+    ------
+    InputError
+        If the file is missing or unreadable, a locked joint is unknown, or a joint is not a
+        1-DOF revolute or prismatic joint (continuous joints and floating bases are not
+        supported yet).
+    """
+    path = Path(urdf)
+    if not path.is_file():
+        raise InputError(f'{path}: URDF file not found')
+    try:
+        model = pin.buildModelFromUrdf(str(path))
+    except (RuntimeError, ValueError) as exc:
+        first_line = str(exc).strip().splitlines()[0]
+        raise InputError(f'{path}: cannot parse URDF ({first_line})') from None
+    locked_joints = dict(locked_joints or {})
+    if locked_joints:
+        model = reduced_model(model, locked_joints, str(path))
+    names = [model.names[i] for i in range(1, model.njoints)]
+    for i, name in enumerate(names, start=1):
+        kind = model.joints[i].shortname()
+        if model.nqs[i] != 1 or model.nvs[i] != 1 or not kind.startswith(SUPPORTED_JOINTS):
+            raise InputError(f'{path}: joint {name} is a {kind}; only 1-DOF revolute and '
+                             'prismatic joints are supported')
+    if model.nv == 0:
+        raise InputError(f'{path}: URDF has no moving joint')
+    return RobotModel(urdf=path, model=model, joint_names=names,
+                      lower=np.array(model.lowerPositionLimit),
+                      upper=np.array(model.upperPositionLimit),
+                      velocity_limit=np.array(model.velocityLimit),
+                      effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
+
+
+def reduced_model(model: pin.Model, locked_joints: dict, source: str, geometry=None):
+    """A model (and geometry) with some joints fixed.
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        The full model.
+    locked_joints : dict
+        ``{joint: position}`` [rad or m].
+    source : str
+        The URDF, for the error message.
+    geometry : pinocchio.GeometryModel, optional
+        Reduced together with the model when given.
+
+    Returns
+    -------
+    pinocchio.Model or (pinocchio.Model, pinocchio.GeometryModel)
+        The reduced model, and the reduced geometry when ``geometry`` is given.
+
+    Raises
+    ------
+    InputError
+        If a name is not a 1-DOF joint of the model.
+    """
+    ids, q_ref = [], pin.neutral(model)
+    for name, value in locked_joints.items():
+        if not model.existJointName(name) or model.nqs[model.getJointId(name)] != 1:
+            raise InputError(f'{source}: locked joint {name} is not a 1-DOF joint of the URDF')
+        jid = model.getJointId(name)
+        ids.append(jid)
+        q_ref[model.idx_qs[jid]] = float(value)
+    if geometry is None:
+        return pin.buildReducedModel(model, ids, q_ref)
+    return pin.buildReducedModel(model, geometry, ids, q_ref)

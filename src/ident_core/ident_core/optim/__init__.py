@@ -1,0 +1,1 @@
+"""Derivative-free optimisation: the GA / SA-GA engine (``evolution``)."""

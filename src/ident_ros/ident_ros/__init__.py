@@ -1,0 +1,8 @@
+"""The ROS 2 runtime shared by the suite's nodes (no mathematics; that lives in ident_core).
+
+``lifecycle``    signal handling and the spin loop of a node that finishes its work on SIGINT
+``parameters``   node parameters declared from the pydantic model that holds their defaults
+``qos``          the QoS profiles of the suite's topics
+``worker``       long work in a thread while the executor keeps spinning; timeouts
+``conversions``  ident_msgs messages ↔ ident_core objects
+"""

@@ -1,0 +1,134 @@
+"""Process life cycle of the suite's nodes: finish the work on SIGINT/SIGTERM, then tear down.
+
+rclpy's own SIGINT handler shuts the context down at once, so a node could not finish what it is
+doing (close a bag, bring the robot to rest). Here SIGINT and SIGTERM only call the node's
+``request_shutdown``; the node keeps spinning until it sets ``finished``, or until
+``SHUTDOWN_TIMEOUT`` s have passed. Before the node is destroyed and the context shut down, the
+handlers that were installed before are restored, so a node that hangs in teardown still dies
+on the next SIGINT or SIGTERM; and a teardown (middleware) that has not finished after
+``TEARDOWN_TIMEOUT`` s prints the traceback of every thread and ends the process with status 1
+(``faulthandler``'s watchdog runs in C, so it fires even while a native call holds the GIL).
+Only ``SingleThreadedExecutor`` is used: the stock ``MultiThreadedExecutor`` of rclpy 9.1.2
+drops messages (docs/ros2_from_pypi.md).
+"""
+from __future__ import annotations
+
+import faulthandler
+import signal
+import sys
+import time
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+
+SHUTDOWN_TIMEOUT = 10.0
+TEARDOWN_TIMEOUT = 5.0
+SPIN_PERIOD = 0.05
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class GracefulNode(Node):
+    """A node that finishes its work on SIGINT/SIGTERM.
+
+    Subclasses override ``request_shutdown`` (default: finish at once) and set
+    ``self.finished = True`` when done.
+
+    Parameters
+    ----------
+    name : str
+        Node name.
+    **kwargs
+        Passed to ``rclpy.node.Node``.
+
+    Attributes
+    ----------
+    finished : bool
+        Set when the node has nothing left to do; ``run`` then tears it down.
+    shutdown_requested : bool
+        Set by ``run`` when a signal arrived.
+    exit_code : int
+        The process exit status.
+    """
+
+    def __init__(self, name: str, **kwargs):
+        super().__init__(name, **kwargs)
+        self.finished = False
+        self.shutdown_requested = False
+        self.exit_code = 0
+
+    def request_shutdown(self) -> None:
+        """A signal arrived: finish the work (default: at once)."""
+        self.finished = True
+
+    def close(self) -> None:
+        """Release resources (files) after the last spin; called exactly once."""
+
+
+def run(node_class, args=None, **kwargs) -> int:
+    """Create a node, spin it until it finishes, tear it down.
+
+    Errors raised while constructing the node (bad parameters, files) are printed on one line
+    and give exit code 2.
+
+    Parameters
+    ----------
+    node_class : type
+        A ``GracefulNode`` subclass.
+    args : list of str, optional
+        Command-line arguments for ``rclpy.init``.
+    **kwargs
+        Passed to ``node_class``.
+
+    Returns
+    -------
+    int
+        The exit code: the node's ``exit_code``, 1 if it did not finish within
+        ``SHUTDOWN_TIMEOUT`` s of a signal, 2 for bad parameters.
+    """
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    received = []
+    previous = {sig: signal.signal(sig, lambda s, _frame: received.append(s)) for sig in SIGNALS}
+    node = None
+    try:
+        node = node_class(**kwargs)
+        _spin(node, received)
+        return node.exit_code
+    except ValueError as exc:          # ident_core errors and bad parameters
+        name = node.get_name() if node is not None else node_class.__name__
+        print(f'{name}: error: {exc}', file=sys.stderr)
+        return 2
+    finally:
+        if node is not None:
+            node.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # armed until the process ends: also covers the interpreter's own finalisation
+        faulthandler.dump_traceback_later(TEARDOWN_TIMEOUT, exit=True)
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def _spin(node: GracefulNode, received: list) -> None:
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    deadline = None
+    try:
+        while not node.finished and rclpy.ok():
+            executor.spin_once(timeout_sec=SPIN_PERIOD)
+            if received and not node.shutdown_requested:
+                node.shutdown_requested = True
+                deadline = time.monotonic() + SHUTDOWN_TIMEOUT
+                node.get_logger().info(f'signal {received[0]}: shutting down')
+                node.request_shutdown()
+            if deadline is not None and time.monotonic() > deadline:
+                node.get_logger().error(f'not finished {SHUTDOWN_TIMEOUT:g} s after the signal')
+                node.exit_code = node.exit_code or 1
+                return
+    finally:
+        executor.remove_node(node)
+        executor.shutdown(timeout_sec=0.0)

@@ -1,0 +1,21 @@
+"""QoS profiles of the suite's topics, chosen per kind of data."""
+from __future__ import annotations
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+
+def _reliable(depth: int, latched: bool) -> QoSProfile:
+    durability = DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth,
+                      reliability=ReliabilityPolicy.RELIABLE, durability=durability)
+
+
+#: ``joint_states`` at 1 kHz: reliable so that a recorder gets every sample, deep enough for
+#: bursts of a late executor.
+JOINT_STATES_QOS = _reliable(depth=1000, latched=False)
+#: Descriptions and results that late joiners must still get (latched).
+LATCHED_QOS = _reliable(depth=1, latched=True)
+#: A latched history: every report of a session, not only the last (recorder reports).
+LATCHED_HISTORY_QOS = _reliable(depth=100, latched=True)
+#: Trajectory commands: reliable, a few in flight.
+COMMAND_QOS = _reliable(depth=10, latched=False)

@@ -1,0 +1,96 @@
+"""Long work off the executor thread, and waiting with a timeout, for coroutine callbacks.
+
+A node runs on one ``SingleThreadedExecutor``; a service or action callback that computes for
+seconds would block every other callback (``stop``, shutdown, feedback). Such a callback is a
+coroutine that awaits ``in_thread(node, function, ...)``: the function runs in a worker thread
+and a guard condition wakes the executor when it is done.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+from rclpy.task import Future
+
+
+async def in_thread(node: Node, function, *args, name: str = 'worker',
+                    callback_group: CallbackGroup | None = None):
+    """Run ``function(*args)`` in a worker thread while the executor keeps spinning.
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node whose executor awaits the result.
+    function : callable
+        The work; may raise.
+    *args
+        Its arguments.
+    name : str
+        Name of the thread.
+    callback_group : rclpy.callback_groups.CallbackGroup, optional
+        Group of the guard condition that signals completion.
+
+    Returns
+    -------
+    object
+        What ``function`` returned.
+
+    Raises
+    ------
+    Exception
+        Whatever ``function`` raised, re-raised in the awaiting coroutine.
+    """
+    outcome, done = concurrent.futures.Future(), Future()
+    guard = node.create_guard_condition(lambda: done.done() or done.set_result(None),
+                                        callback_group=callback_group)
+
+    def work():
+        try:
+            outcome.set_result(function(*args))
+        except BaseException as exc:
+            outcome.set_exception(exc)
+        try:
+            guard.trigger()
+        except Exception:
+            pass
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    try:
+        await done
+    finally:
+        node.destroy_guard_condition(guard)
+    return outcome.result()
+
+
+async def with_timeout(node: Node, future: Future, timeout: float, message: str):
+    """Await a future, failing if it is not done in time.
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node whose clock times out.
+    future : rclpy.task.Future
+        What to wait for.
+    timeout : float
+        [s].
+    message : str
+        Text of the error.
+
+    Returns
+    -------
+    object
+        The future's result.
+
+    Raises
+    ------
+    RuntimeError
+        With ``message``, if the future is not done within ``timeout``.
+    """
+    timer = node.create_timer(timeout, lambda: future.done() or future.set_exception(
+        RuntimeError(message)))
+    try:
+        return await future
+    finally:
+        node.destroy_timer(timer)

@@ -1,0 +1,37 @@
+"""Node parameters are declared once, in the node's parameter model: config/<node>.yaml names
+only declared parameters, holds only values that differ from their defaults, and validates."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = REPO / 'config'
+
+
+def _models():
+    from excitation_node.excitation_node import ExcitationNodeParameters
+    from ident_node.identification_node import IdentificationNodeParameters
+    from ident_sim.sim_node import SimNodeParameters
+    return {'excitation_node.yaml': ('excitation_node', ExcitationNodeParameters),
+            'identification_node.yaml': ('identification_node', IdentificationNodeParameters),
+            'ident_sim.yaml': ('ident_sim', SimNodeParameters)}
+
+
+@pytest.mark.parametrize('file', ['excitation_node.yaml', 'identification_node.yaml',
+                                  'ident_sim.yaml'])
+def test_config_holds_only_declared_parameters_that_differ_from_their_defaults(file):
+    node, model = _models()[file]
+    values = yaml.safe_load((CONFIG / file).read_text())[node]['ros__parameters']
+    unknown = sorted(set(values) - set(model.model_fields))
+    assert not unknown, f'{file}: not parameters of {node}: {unknown}'
+    same = sorted(k for k, v in values.items() if v == model.model_fields[k].default)
+    assert not same, f'{file}: values equal to the declared defaults: {same}'
+    model(**values, urdf_file=str(REPO / 'urdf' / 'six_axis_3kg.urdf'))
+
+
+def test_every_node_parameter_file_is_checked():
+    files = {p.name for p in CONFIG.glob('*.yaml')}
+    assert files == set(_models())

@@ -103,14 +103,18 @@ def _check_complete(bag: Path, truth_stamps: np.ndarray) -> int:
 
 
 def test_identification_experiment_end_to_end(tmp_path):
-    """Excite (2 periods of Table 1), record, identify, validate on another trajectory."""
-    proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=2')
+    """Excite (one 10 s period of the optimised trajectory), record, identify, validate on
+    another trajectory. The optimised excitation (condition number 56) makes the validation
+    error reproducible (0.227–0.235 % over 15 runs); 10 s of Table 1 (condition number 1093)
+    gave 0.2–1.1 %."""
+    proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=1',
+                   f'identification_trajectory:={REPO}/config/excitation/six_axis_optimized.yaml')
     out = _finish(proc, timeout=240)
     assert proc.returncode == 0, out[-6000:]
     summary = yaml.safe_load((tmp_path / 'summary.yaml').read_text())
     assert summary['parameters_message_samples'] > 0          # IdentifiedParameters received
     assert summary['within_3_std'] >= 0.95, (tmp_path / 'parameters.txt').read_text()
-    assert summary['validation_noise_free']['relative_error_percent'] <= 1.0
+    assert summary['validation_noise_free']['relative_error_percent'] <= 0.5
     truth = load_ground_truth(tmp_path / 'ground_truth')
     for bag in summary['bags'].values():
         _check_complete(Path(bag), truth.log['stamp_ns'])

@@ -2,18 +2,31 @@
 
 Each YAML format of the suite (dataset description, excitation config, excitation trajectory,
 RESULT.yaml) is a :class:`Schema` whose field names are the file's keys; defaults live in the
-model, and the ROS nodes declare their parameters from the same models. Validation is strict
-(no text for numbers, no number for a flag) except that an integer is accepted for a float.
+model, and the ROS nodes declare their parameters from the same models. Validation is strict (no
+text for numbers, no number for a flag, no NaN or infinity) except that an integer is accepted
+for a float; a section left empty in a file (``limits:``) means its defaults.
 """
 from __future__ import annotations
 
+import types
 import typing
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import pydantic
 
 from .errors import InputError
+
+
+def _rectangular(rows: list[list[float]]) -> list[list[float]]:
+    if len({len(r) for r in rows}) > 1:
+        raise ValueError('rows must have the same length')
+    return rows
+
+
+#: A matrix as a list of rows of equal length.
+Matrix = Annotated[list[list[float]], pydantic.AfterValidator(_rectangular)]
 
 
 class _SchemaMeta(type(pydantic.BaseModel)):
@@ -28,10 +41,20 @@ class _SchemaMeta(type(pydantic.BaseModel)):
 
 
 class Schema(pydantic.BaseModel, metaclass=_SchemaMeta):
-    """Base of every file format and configuration model: strict types, unknown keys refused,
-    instances immutable."""
+    """Base of every file format and configuration model: strict types, finite numbers, unknown
+    keys refused, instances immutable."""
 
-    model_config = pydantic.ConfigDict(extra='forbid', strict=True, frozen=True)
+    model_config = pydantic.ConfigDict(extra='forbid', strict=True, frozen=True,
+                                       allow_inf_nan=False)
+
+    @pydantic.model_validator(mode='before')
+    @classmethod
+    def _empty_sections(cls, data):
+        """``key:`` with nothing under it (YAML null) for a section, mapping or list field
+        means its default."""
+        if not isinstance(data, dict):
+            return data
+        return {k: v for k, v in data.items() if not (v is None and _is_section(cls, k))}
 
     def updated(self, /, **changes):
         """A validated copy with some fields replaced.
@@ -44,19 +67,30 @@ class Schema(pydantic.BaseModel, metaclass=_SchemaMeta):
         Returns
         -------
         Schema
-            A new instance of the same class.
+            A new instance of the same class (private attributes copied).
 
         Raises
         ------
         InputError
-            If a new value is invalid (the message names the field).
+            If a new value is invalid; the message names the model's ``source`` (when it has
+            one) and the field.
         """
         data = self.model_dump()
         data.update({k: v for k, v in changes.items() if v is not None})
-        new = parse(type(self), data, type(self).__name__)
+        new = parse(type(self), data, getattr(self, 'source', type(self).__name__))
         if self.__pydantic_private__:
             new.__pydantic_private__ = dict(self.__pydantic_private__)
         return new
+
+
+def _is_section(model, name: str) -> bool:
+    """A field holding a model, a mapping or a list, with a default."""
+    field = model.model_fields.get(name)
+    if field is None or field.is_required():
+        return False
+    annotation = _unwrap(field.annotation)
+    return typing.get_origin(annotation) in (list, dict) or (
+        isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel))
 
 
 def parse(model: type[pydantic.BaseModel], data, source: str | Path):
@@ -101,7 +135,7 @@ def describe(exc: pydantic.ValidationError, model: type[pydantic.BaseModel]) -> 
     exc : pydantic.ValidationError
         The error.
     model : type
-        The model that was validated (to list the known fields of an unknown one).
+        The model that was validated (to follow field paths and list known fields).
 
     Returns
     -------
@@ -110,11 +144,11 @@ def describe(exc: pydantic.ValidationError, model: type[pydantic.BaseModel]) -> 
     """
     errors = exc.errors(include_url=False)
     first = errors[0]
-    loc = _without_union_tags(first['loc'])
-    path = field_path(loc)
     kind = first['type']
+    loc = _location(model, first)
+    path = field_path(loc)
     if kind == 'extra_forbidden':
-        known = _known_fields(model, loc[:-1])
+        known = _known_fields(model, first['loc'][:-1])
         text = f'unknown field {path}' + (f' (known: {", ".join(known)})' if known else '')
     elif kind == 'missing':
         text = f'missing field {path}'
@@ -123,7 +157,7 @@ def describe(exc: pydantic.ValidationError, model: type[pydantic.BaseModel]) -> 
         text = f'field {path}: {message}' if path else message
         if kind not in ('value_error', 'assertion_error'):
             text += f', got {_short(repr(first["input"]))}'
-    more = len({_without_union_tags(e['loc']) for e in errors}) - 1
+    more = len({_location(model, e) for e in errors}) - 1
     return text + (f' (+{more} more problem{"s" * (more > 1)})' if more else '')
 
 
@@ -133,7 +167,7 @@ def field_path(loc: tuple) -> str:
     Parameters
     ----------
     loc : tuple of str or int
-        A pydantic error location.
+        A field location.
 
     Returns
     -------
@@ -149,41 +183,96 @@ def field_path(loc: tuple) -> str:
     return out
 
 
+def field_location(model: type[pydantic.BaseModel], loc: tuple) -> tuple:
+    """A pydantic error location without the entries it adds for unions.
+
+    Pydantic names the member of a union it tried (``'float'``, ``'list[float]'``, the tag of
+    a discriminated union such as ``'sphere'``); the path a user writes has only field names,
+    keys and indices.
+
+    Parameters
+    ----------
+    model : type
+        The validated model.
+    loc : tuple of str or int
+        The location pydantic reports.
+
+    Returns
+    -------
+    tuple of str or int
+        The location in the file.
+    """
+    return _walk(model, loc)[0]
+
+
+def _walk(model, loc) -> tuple[tuple, object]:
+    """(file location, annotation reached) of a pydantic location."""
+    out, current = [], model
+    for part in loc:
+        current = _unwrap(current)
+        tag = False
+        while typing.get_origin(current) in (typing.Union, types.UnionType):
+            members = typing.get_args(current)
+            member = _member(members, part)
+            tag = member is not None
+            current = _unwrap(member if tag else next(
+                (m for m in members if m is not type(None)), None))
+            if tag:
+                break
+        if tag:
+            continue
+        if isinstance(current, type) and issubclass(current, pydantic.BaseModel):
+            field = current.model_fields.get(part) if isinstance(part, str) else None
+            if field is not None:
+                out.append(part)
+                current = field.annotation
+            continue
+        out.append(part)
+        origin, args = typing.get_origin(current), typing.get_args(current)
+        current = args[0] if origin in (list, tuple) and args else \
+            args[1] if origin is dict and len(args) == 2 else None
+    return tuple(out), current
+
+
+def _location(model, error: dict) -> tuple:
+    """The file location of an error; an unknown key is not a field, so it is kept as is."""
+    if error['type'] == 'extra_forbidden':
+        return field_location(model, error['loc'][:-1]) + error['loc'][-1:]
+    return field_location(model, error['loc'])
+
+
+def _known_fields(model, loc: tuple) -> list[str]:
+    """Field names of the model at pydantic location ``loc``, or [] when there is none."""
+    current = _unwrap(_walk(model, loc)[1])
+    while typing.get_origin(current) in (typing.Union, types.UnionType):
+        current = _unwrap(next((m for m in typing.get_args(current) if m is not type(None)),
+                               None))
+    if isinstance(current, type) and issubclass(current, pydantic.BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _unwrap(annotation):
+    """``Annotated[X, ...]`` → X."""
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _member(args, tag):
+    """The member of a union named by pydantic's tag (a discriminator value or a type name)."""
+    for arg in map(_unwrap, args):
+        if isinstance(arg, type) and issubclass(arg, pydantic.BaseModel):
+            discriminator = arg.model_fields.get('type')
+            if discriminator is not None and tag in typing.get_args(discriminator.annotation):
+                return arg
+        if getattr(arg, '__name__', None) == tag or str(arg) == tag:
+            return arg
+    return None
+
+
 def _short(text: str, width: int = 80) -> str:
     return text if len(text) <= width else text[:width - 1] + '…'
-
-
-def _without_union_tags(loc: tuple) -> tuple:
-    """``loc`` without the entries pydantic adds for the members of a union (``'float'``,
-    ``'list[float]'``, ``'function-after[...]'``): field names are identifiers, tags are not or
-    name a builtin type."""
-    return tuple(p for p in loc if isinstance(p, int) or (
-        str(p).isidentifier() and str(p) not in _TYPE_TAGS))
-
-
-_TYPE_TAGS = {'float', 'int', 'str', 'bool', 'list', 'tuple', 'dict', 'none'}
-
-
-def _known_fields(model, loc) -> list[str]:
-    """Field names of the (nested) model at ``loc``, or [] when it cannot be followed."""
-    for part in loc:
-        if isinstance(part, int) or not hasattr(model, 'model_fields'):
-            return []
-        field = model.model_fields.get(part)
-        if field is None:
-            return []
-        model = _model_in(field.annotation)
-        if model is None:
-            return []
-    return list(getattr(model, 'model_fields', {}))
-
-
-def _model_in(annotation):
-    """The pydantic model of an annotation such as ``Spec`` or ``Spec | None``, else None."""
-    for candidate in (annotation, *typing.get_args(annotation)):
-        if isinstance(candidate, type) and issubclass(candidate, pydantic.BaseModel):
-            return candidate
-    return None
 
 
 def per_joint(value, n: int, field: str) -> np.ndarray:

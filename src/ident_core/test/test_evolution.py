@@ -1,4 +1,4 @@
-"""The seeded GA / SA-GA box minimiser (ident_core.evolution) on closed-form functions.
+"""The seeded GA / SA-GA box minimiser (ident_core.optim.evolution) on closed-form functions.
 
 Known minima: the shifted sphere ``Σ (x − c)²`` (minimum 0 at c) and the 2-D Rastrigin function
 ``20 + Σ x² − 10 cos 2πx`` (global minimum 0 at the origin, local minima about 1 apart with

@@ -7,6 +7,7 @@ file runs in well under a minute; the constraints are checked on 20 000 samples 
 (0.25 ms apart, offset from the optimiser's 1 ms grid), not with the optimiser's own code.
 """
 import math
+import re
 
 import numpy as np
 import pytest
@@ -391,6 +392,21 @@ def test_sa_ga_runs_the_operators_of_the_paper_with_the_configured_sizes():
     assert sa_ga.crossover == (0.9, 0.6) and sa_ga.mutation == (0.1, 0.3)
     assert (sa_ga.annealing.temperature, sa_ga.annealing.cooling) == (0.1, 0.8)
     assert config.optimizer.ga.crossover == (0.5, 0.5)        # the GA keeps its own operators
+
+
+def test_empty_sections_and_non_finite_numbers(tmp_path):
+    """``limits:`` with nothing under it means the defaults, as an absent section does; NaN and
+    infinity are refused wherever a number goes."""
+    path = tmp_path / 'sections.yaml'
+    path.write_text('limits:\ncollision:\noptimizer:\n  ga:\n')
+    assert load_excitation_config(path).model_dump() == config_from_dict({}, 'x').model_dump()
+    for text, field in (('collision: {min_distance: .inf}', 'collision.min_distance'),
+                        ('locked_joints: {joint6: .nan}', 'locked_joints.joint6'),
+                        ('limits: {acceleration: [20, .nan, 20, 20, 20, 20]}',
+                         'limits.acceleration')):
+        path.write_text(text)
+        with pytest.raises(InputError, match=re.escape(field)):
+            load_excitation_config(path)
 
 
 def test_missing_config_file(tmp_path):

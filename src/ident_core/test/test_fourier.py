@@ -1,6 +1,7 @@
 """Finite Fourier series excitation trajectories (docs/methods.md §6, payload_identification_2017
 eq. (14)) and their YAML file format."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -206,7 +207,7 @@ def test_bad_field_names_file_and_field(tmp_path, change, field):
         load_trajectory(path)
     message = str(info.value)
     assert str(path) in message
-    assert field in message
+    assert re.search(re.escape(field) + r'\b', message), message
 
 
 def test_not_a_mapping(tmp_path):

@@ -18,7 +18,7 @@ from ident_core.model.regressor import Regressor, RegressorSpec
 from ident_core.model.transmission import Transmission
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import ExcitationPlan
-from ident_core.sim.config import ENCODER_RESOLUTION, Payload, SimulationConfig
+from ident_core.sim.config import ENCODER_RESOLUTION, Payload, SimulatedHardware
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 
 N = 6
@@ -65,7 +65,7 @@ def config(q_start, **changes):
                     controller_fv=FV.copy(), initial_position=np.array(q_start, float), seed=7,
                     position_resolution=ENCODER_RESOLUTION, dt=1e-3, perturbation=0.2)
     settings.update(changes)
-    return SimulationConfig(**settings)
+    return SimulatedHardware(**settings)
 
 
 @pytest.fixture(scope='module')
@@ -79,7 +79,7 @@ def plan(six_axis):
 def run(sim, desired, steps):
     """Run ``steps`` periods following ``desired(t) -> (q, qd, qdd)`` (plan-like, vectorised);
     returns the truth log arrays plus the measured position, velocity and effort."""
-    t = np.arange(steps) * sim.config.dt + sim.time
+    t = np.arange(steps) * sim.hardware.dt + sim.time
     q_d, qd_d, qdd_d = desired(t)
     log = TruthLog(sim.robot.n, chunk=997)
     measured = {'position': [], 'velocity': [], 'effort': []}
@@ -185,7 +185,7 @@ def test_bad_friction(kwargs, words):
 def test_logged_truth_satisfies_the_equation_of_motion(tracking):
     sim, out = tracking
     data = sim.true_model.createData()
-    f = sim.config.friction
+    f = sim.hardware.friction
     residual = np.array([pin.rnea(sim.true_model, data, q, qd, qdd) + f.torque(qd)[0] - tau
                          for q, qd, qdd, tau in zip(out['q'], out['qd'], out['qdd'],
                                                     out['torque'])])
@@ -199,7 +199,7 @@ def test_logged_truth_satisfies_the_equation_of_motion(tracking):
 
 def test_true_positions_satisfy_the_central_differences(tracking):
     sim, out = tracking
-    q, dt = out['q'], sim.config.dt
+    q, dt = out['q'], sim.hardware.dt
     np.testing.assert_allclose((q[2:] - q[:-2]) / (2 * dt), out['qd'][1:-1], rtol=0, atol=1e-9)
     np.testing.assert_allclose((q[2:] - 2 * q[1:-1] + q[:-2]) / dt ** 2, out['qdd'][1:-1],
                                rtol=0, atol=1e-5)
@@ -207,7 +207,7 @@ def test_true_positions_satisfy_the_central_differences(tracking):
 
 def test_measured_position_is_the_quantised_true_position(tracking):
     sim, out = tracking
-    res = sim.config.position_resolution
+    res = sim.hardware.position_resolution
     assert res == pytest.approx(2 * np.pi / 2 ** 17 / 100)
     err = out['position'] - out['q']
     assert np.abs(err).max() <= res / 2 * (1 + 1e-6)
@@ -215,7 +215,7 @@ def test_measured_position_is_the_quantised_true_position(tracking):
     ticks = out['position'] / res
     np.testing.assert_allclose(ticks, np.round(ticks), rtol=0, atol=1e-6)
     # the reported velocity is the backward difference of the measured positions
-    backward = np.diff(out['position'], axis=0) / sim.config.dt
+    backward = np.diff(out['position'], axis=0) / sim.hardware.dt
     np.testing.assert_allclose(out['velocity'][1:], backward, rtol=1e-12, atol=1e-9)
 
 
@@ -250,7 +250,7 @@ def test_torque_saturates_at_the_effort_limit(six_axis, plan):
     np.testing.assert_array_equal(peak, EFFORT_LIMIT)                 # every joint saturated
     # the saturated torque is what drives the robot
     data = sim.true_model.createData()
-    f = sim.config.friction
+    f = sim.hardware.friction
     for k in (0, 10, 50):
         tau = pin.rnea(sim.true_model, data, out['q'][k], out['qd'][k], out['qdd'][k])
         np.testing.assert_allclose(tau + f.torque(out['qd'][k])[0], out['torque'][k], atol=1e-8)
@@ -336,7 +336,7 @@ def test_ground_truth_describes_the_simulated_robot(six_axis):
     qdd = rng.uniform(-5, 5, size=(20, N))
     y = reg.compute(q, qd, qdd)
     data = sim.true_model.createData()
-    expected = np.array([pin.rnea(sim.true_model, data, *x) + sim.config.friction.torque(x[1])[0]
+    expected = np.array([pin.rnea(sim.true_model, data, *x) + sim.hardware.friction.torque(x[1])[0]
                          for x in zip(q, qd, qdd)])
     np.testing.assert_allclose(y @ chi, expected, rtol=1e-10, atol=1e-9)
     np.testing.assert_allclose(y[:, :, base.independent] @ beta, expected, rtol=1e-8, atol=1e-8)

@@ -177,7 +177,7 @@ class RecordingSummary:
         return {'format': SUMMARY_FORMAT, **asdict(self)}
 
 
-class RecordingOptions(Schema):
+class RecordingConfig(Schema):
     """What a recording stores and how it counts lost and late samples.
 
     Attributes
@@ -219,7 +219,7 @@ class BagRecorder:
     typestore : rosbags typestore, optional
         Knows both types (default ``recording_typestore()``).
     **options
-        Fields of ``RecordingOptions`` (topics, nominal period, late threshold).
+        Fields of ``RecordingConfig`` (topics, nominal period, late threshold).
 
     Raises
     ------
@@ -229,7 +229,7 @@ class BagRecorder:
 
     def __init__(self, path: str | Path, experiment: str, *, typestore=None, **options):
         validate_experiment(experiment)
-        opts = RecordingOptions(**options)
+        opts = RecordingConfig(**options)
         self.path = Path(path).absolute()
         self.experiment = experiment
         self.joint_states_topic = opts.joint_states_topic

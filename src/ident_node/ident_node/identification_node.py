@@ -6,13 +6,12 @@ validates on the other bags given, writes RESULT.yaml (by default ``<bag>.result
 the bag) and publishes ``ident_msgs/IdentifiedParameters`` on ``~/parameters`` (transient local:
 late subscribers get the last result). With ``auto_identify`` it also identifies every bag the
 recorder reports closed. The identification runs in a worker thread: the node keeps answering
-while it works, and one identification runs at a time (a request meanwhile is refused; bags
-reported meanwhile wait their turn).
+while it works; one identification runs at a time, later requests wait their turn. On
+SIGINT/SIGTERM the identification that runs is finished, none is started.
 """
 from __future__ import annotations
 
 import sys
-from collections import deque
 from pathlib import Path
 
 from pydantic import Field
@@ -76,7 +75,6 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.robot = load_robot(p.urdf_file)
         self.group = ReentrantCallbackGroup()
         self.busy = False
-        self.queue: deque[str] = deque()
         self.waiting: list[Future] = []
         self.publisher = self.create_publisher(IdentifiedParameters, '~/parameters',
                                                qos.LATCHED_QOS)
@@ -126,10 +124,16 @@ class IdentificationNode(lifecycle.GracefulNode):
         p = self.params
         window = excitation_window(Path(bag), p.excitation_topic) \
             if p.excitation_window_only else None
-        return load_bag(bag, p.joint_states_topic, window)[0]
+        return load_bag(bag, p.joint_states_topic, window=window)[0]
 
     async def _identify_and_publish(self, bag: str, validation_bags: list[str],
                                     result_path: str) -> tuple:
+        while self.busy:                 # one identification at a time; the others wait
+            waiter = Future()
+            self.waiting.append(waiter)
+            await waiter
+        if self.shutdown_requested:
+            raise RuntimeError('the node is shutting down')
         self.busy = True
         try:
             path, result = await in_thread(self, self.identify, bag, validation_bags,
@@ -137,9 +141,11 @@ class IdentificationNode(lifecycle.GracefulNode):
                                            callback_group=self.group)
         finally:
             self.busy = False
-            for waiter in self.waiting:
+            waiters, self.waiting = self.waiting, []
+            for waiter in waiters:
                 waiter.set_result(None)
-            self.waiting.clear()
+            if self.shutdown_requested:
+                self.finished = True     # the work asked for before the signal is done
         msg = parameters_msg(result, self.get_clock().now().to_msg())
         self.publisher.publish(msg)
         self.get_logger().info(
@@ -149,36 +155,33 @@ class IdentificationNode(lifecycle.GracefulNode):
         return str(path), msg
 
     async def _on_identify(self, request, response):
-        if self.busy:
-            response.success, response.message = False, 'an identification is running; retry'
-            return response
         try:
             response.result_path, response.parameters = await self._identify_and_publish(
                 request.bag_path, list(request.validation_bag_paths), request.result_path)
             response.success, response.message = True, 'identified'
-        except IdentError as exc:
-            self.get_logger().error(f'identification failed: {exc}')
-            response.success, response.message = False, str(exc)
+        except Exception as exc:
+            response.success, response.message = False, _reason(exc)
+            self.get_logger().error(f'identification failed: {response.message}')
         return response
 
     async def _on_recording(self, info: RecordingInfo) -> None:
         if info.recording:
             return
-        self.queue.append(info.path)
-        if len(self.queue) > 1:
-            return                       # an earlier call of this loop takes it
-        while self.queue:
-            while self.busy:             # a service request is being served
-                waiter = Future()
-                self.waiting.append(waiter)
-                await waiter
-            path = self.queue[0]
-            try:
-                await self._identify_and_publish(path, [], '')
-            except IdentError as exc:
-                self.get_logger().error(f'identification of {path} failed: {exc}')
-            finally:
-                self.queue.popleft()
+        try:
+            await self._identify_and_publish(info.path, [], '')
+        except Exception as exc:
+            self.get_logger().error(f'identification of {info.path} failed: {_reason(exc)}')
+
+    def request_shutdown(self) -> None:
+        """SIGINT/SIGTERM: finish the identification that runs (within the shutdown timeout),
+        start no other."""
+        if not self.busy:
+            self.finished = True
+
+
+def _reason(exc: Exception) -> str:
+    """The message of a refused request: an input error as it is, anything else with its type."""
+    return str(exc) if isinstance(exc, IdentError) else f'{type(exc).__name__}: {exc}'
 
 
 def main(args=None):

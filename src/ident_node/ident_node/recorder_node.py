@@ -12,7 +12,7 @@ the open bag unchanged. Interface (node name ``recorder``):
 * on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0.
 
 Parameters: ``RecorderParameters`` (``output_dir``, created if missing; ``autostart`` and
-``autostart_experiment``; the ``RecordingOptions`` of every bag).
+``autostart_experiment``; the ``RecordingConfig`` of every bag).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from ident_ros.parameters import declare_parameters
 
 from .bag_recorder import (
     BagRecorder,
-    RecordingOptions,
+    RecordingConfig,
     RecordingSummary,
     recording_typestore,
     start_recording,
@@ -45,7 +45,7 @@ DRAIN_LIMIT = 10000
 RECORDINGS_QOS = qos.LATCHED_HISTORY_QOS
 
 
-class RecorderParameters(RecordingOptions):
+class RecorderParameters(RecordingConfig):
     """Parameters of the recorder: the options of every bag, where bags go, autostart.
 
     Attributes
@@ -76,8 +76,8 @@ class RecorderNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
         p = declare_parameters(self, RecorderParameters)
-        self.options = RecordingOptions(**p.model_dump(include=set(
-            RecordingOptions.model_fields)))
+        self.options = RecordingConfig(**p.model_dump(include=set(
+            RecordingConfig.model_fields)))
         self.output_dir = Path(p.output_dir).expanduser().absolute()
         self.joint_states_topic = p.joint_states_topic
         self.excitation_topic = p.excitation_topic

@@ -1,5 +1,6 @@
 """The identification node in this process (one SingleThreadedExecutor, a ROS domain of this
-test alone): it identifies in a worker thread and answers while it works."""
+test alone): it identifies in a worker thread, answers while it works, and serves requests one
+after the other."""
 from __future__ import annotations
 
 import os
@@ -49,6 +50,7 @@ def ros(monkeypatch):
 
 def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
     rclpy, context = ros
+    from rcl_interfaces.srv import GetParameters
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
 
@@ -86,17 +88,23 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
         first = identify.call_async(IdentifyRecording.Request(bag_path=str(bag),
                                                               result_path=str(result_path)))
         spin_until(lambda: node.busy, 'the identification to start')
+        # the node answers while it works: its parameter service, and a second request waits
         second = identify.call_async(IdentifyRecording.Request(bag_path=str(bag)))
-        spin_until(second.done, 'the answer to a request made while identifying')
-        assert not second.result().success and 'running' in second.result().message
-        assert not first.done()
+        parameters = client.create_client(GetParameters, '/identification_node/get_parameters')
+        spin_until(parameters.service_is_ready, 'the parameter service')
+        answer = parameters.call_async(GetParameters.Request(names=['estimator']))
+        spin_until(answer.done, 'the answer of the parameter service while identifying')
+        assert answer.result().values[0].string_value == 'wls'
+        assert node.busy and not first.done() and not second.done()
         release.set()
         spin_until(first.done, 'the identification')
         reply = first.result()
         assert reply.success, reply.message
         assert Path(reply.result_path) == result_path.resolve() and result_path.is_file()
-        spin_until(lambda: published, 'the IdentifiedParameters message')
-        assert published[-1].samples == reply.parameters.samples > 0
+        spin_until(second.done, 'the second identification, after the first')
+        assert second.result().success, second.result().message
+        spin_until(lambda: len(published) == 2, 'the two IdentifiedParameters messages')
+        assert published[0].samples == reply.parameters.samples > 0
         assert not node.busy
     finally:
         release.set()

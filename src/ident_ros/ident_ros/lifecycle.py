@@ -4,8 +4,8 @@ rclpy's own SIGINT handler shuts the context down at once, so a node could not f
 doing (close a bag, bring the robot to rest). Here SIGINT and SIGTERM only call the node's
 ``request_shutdown``; the node keeps spinning until it sets ``finished``, or until
 ``SHUTDOWN_TIMEOUT`` s have passed. Before the node is destroyed and the context shut down, the
-handlers that were installed before are restored, so a node that hangs in teardown still dies
-on the next SIGINT or SIGTERM; and a teardown (middleware) that has not finished after
+default actions of SIGINT and SIGTERM are restored (terminate the process), so a node that hangs
+in teardown dies on the next signal; and a teardown (middleware) that has not finished after
 ``TEARDOWN_TIMEOUT`` s prints the traceback of every thread and ends the process with status 1
 (``faulthandler``'s watchdog runs in C, so it fires even while a native call holds the GIL).
 Only ``SingleThreadedExecutor`` is used: the stock ``MultiThreadedExecutor`` of rclpy 9.1.2
@@ -89,21 +89,22 @@ def run(node_class, args=None, **kwargs) -> int:
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     received = []
-    previous = {sig: signal.signal(sig, lambda s, _frame: received.append(s)) for sig in SIGNALS}
+    for sig in SIGNALS:
+        signal.signal(sig, lambda s, _frame: received.append(s))
     node = None
     try:
-        node = node_class(**kwargs)
+        try:
+            node = node_class(**kwargs)
+        except ValueError as exc:      # bad parameters or files (InputError is a ValueError)
+            print(f'{node_class.__name__}: error: {exc}', file=sys.stderr)
+            return 2
         _spin(node, received)
         return node.exit_code
-    except ValueError as exc:          # ident_core errors and bad parameters
-        name = node.get_name() if node is not None else node_class.__name__
-        print(f'{name}: error: {exc}', file=sys.stderr)
-        return 2
     finally:
         if node is not None:
             node.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
         sys.stdout.flush()
         sys.stderr.flush()
         # armed until the process ends: also covers the interpreter's own finalisation

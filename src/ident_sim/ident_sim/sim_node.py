@@ -1,5 +1,5 @@
 """Simulated ros2_control hardware: behaves like a joint_trajectory_controller plus a
-joint_state_broadcaster on EtherCAT drives (``ident_core.simulation``).
+joint_state_broadcaster on EtherCAT drives (``ident_core.sim.simulator``).
 
 Subscribes ``trajectory_msgs/JointTrajectory`` (default ``/joint_trajectory_controller/
 joint_trajectory``), publishes ``sensor_msgs/JointState`` on ``/joint_states`` at the control
@@ -28,7 +28,7 @@ from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
 from ident_core.model.robot import load_robot
 from ident_core.motion.controller import TrajectoryBuffer
-from ident_core.sim.config import SimulationParameters
+from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 from ident_ros import lifecycle, qos
 from ident_ros.parameters import UrdfFile, declare_parameters
@@ -38,7 +38,7 @@ REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
 REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
-class SimNodeParameters(SimulationParameters):
+class SimNodeParameters(SimulationConfig):
     """Parameters of the simulator node: the simulated hardware plus its interfaces.
 
     Attributes
@@ -75,10 +75,10 @@ class SimNode(lifecycle.GracefulNode):
         super().__init__('ident_sim', **kwargs)
         p = declare_parameters(self, SimNodeParameters)
         self.robot = load_robot(p.urdf_file)
-        self.config = p.to_config(self.robot.n)
-        self.sim = RobotSimulator(self.robot, self.config)
-        self.dt_ns = int(round(self.config.dt * 1e9))
-        self.buffer = TrajectoryBuffer(self.config.initial_position)
+        self.hardware = p.hardware(self.robot.n)
+        self.sim = RobotSimulator(self.robot, self.hardware)
+        self.dt_ns = int(round(self.hardware.dt * 1e9))
+        self.buffer = TrajectoryBuffer(self.hardware.initial_position)
         self.log = TruthLog(self.robot.n)
         self.truth_dir = Path(p.ground_truth_dir).resolve()
         self.settle_time = p.shutdown_settle_time
@@ -97,10 +97,10 @@ class SimNode(lifecycle.GracefulNode):
         self.rest_since = None
         self.stop_deadline = None
         self.last_qd = np.zeros(self.robot.n)
-        self.create_timer(self.config.dt, self._tick)
+        self.create_timer(self.hardware.dt, self._tick)
         self.get_logger().info(
             f'simulating {self.robot.model.name} ({self.robot.n} joints) at '
-            f'{1 / self.config.dt:g} Hz, ground truth in {self.truth_dir}')
+            f'{1 / self.hardware.dt:g} Hz, ground truth in {self.truth_dir}')
 
     def _now(self) -> float:
         """Simulation time of the next step, s since the start."""
@@ -135,7 +135,7 @@ class SimNode(lifecycle.GracefulNode):
             self.get_logger().error(f'JointTrajectory rejected: {exc}')
 
     def _tick(self) -> None:
-        due = int((time.monotonic() - self.start_wall) / self.config.dt) + 1
+        due = int((time.monotonic() - self.start_wall) / self.hardware.dt) + 1
         for _ in range(min(due - self.sim.step_count, MAX_CATCH_UP)):
             self._step()
         if self.shutdown_requested:

@@ -20,7 +20,7 @@ def _params(**changes) -> dict:
 
 
 def _config(p: dict, n: int):
-    return SimNodeParameters(**p).to_config(n)
+    return SimNodeParameters(**p).hardware(n)
 
 
 def test_config_file_gives_per_joint_settings():

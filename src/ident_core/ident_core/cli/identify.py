@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pydantic
+
 from ..data.datasets import load_dataset
 from ..errors import InputError
 from ..estimation.estimators import ESTIMATORS
@@ -51,10 +53,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> IdentificationConfig:
-    """The settings given on the command line; the model's defaults for the rest."""
+    """The settings given on the command line; the model's defaults for the rest. A bad value
+    is reported with its option (``--cutoff-hz``)."""
     given = {k: v for k, v in vars(args).items()
              if k in IdentificationConfig.model_fields and v is not None}
-    return IdentificationConfig(**given)
+    try:
+        return IdentificationConfig.model_validate(given)
+    except pydantic.ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        option = '--' + str(error['loc'][0]).replace('_', '-')
+        raise InputError(f'option {option}: {error["msg"]}, got {error["input"]!r}') from None
 
 
 def _run(args: argparse.Namespace) -> int:

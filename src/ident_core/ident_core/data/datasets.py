@@ -157,7 +157,7 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
                      'rosbag2 folder / .mcap / .db3 file)')
 
 
-def load_bag(path: str | Path, topic: str = '/joint_states',
+def load_bag(path: str | Path, topic: str = '/joint_states', *,
              window: tuple[float, float] | None = None) -> tuple[Dataset, np.ndarray]:
     """Load the ``sensor_msgs/JointState`` messages of a rosbag2 (header stamps as time).
 

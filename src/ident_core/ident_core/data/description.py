@@ -27,7 +27,7 @@ from pydantic import Field, PositiveFloat
 
 from ..errors import InputError
 from ..model.transmission import Transmission
-from ..schema import Schema, checked_array, per_joint
+from ..schema import Matrix, Schema, checked_array, per_joint
 
 Number = float
 PerJoint = Annotated[Number | list[Number], Field(union_mode='left_to_right')]
@@ -100,7 +100,7 @@ class TransmissionSpec(Schema):
 
     gear_ratios: PerJoint | None = None
     coupling: list[Annotated[tuple[int, int, float], Field(strict=False)]] = []
-    gear_matrix: list[list[float]] | None = None
+    gear_matrix: Matrix | None = None
     joint_offset: PerJoint = 0.0
     torque_scale: PerJoint = 1.0
 

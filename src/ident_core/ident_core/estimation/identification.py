@@ -20,7 +20,7 @@ from ..data.signal_processing import (
 )
 from ..errors import IdentError, InputError
 from ..model.base_parameters import DEFAULT_RANK_TOLERANCE, BaseParameters, compute_base_parameters
-from ..model.regressor import FRICTION_MODELS, Regressor, RegressorSpec
+from ..model.regressor import FrictionModel, Regressor, RegressorSpec
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission
 from ..schema import Schema
@@ -68,7 +68,7 @@ class IdentificationConfig(Schema):
         error over about one cut-off period (``1 / cutoff_hz`` is a good window).
     """
 
-    friction: Literal[FRICTION_MODELS] = Field(
+    friction: FrictionModel = Field(
         'coulomb-viscous-offset', description='friction model per actuator: none, '
         'coulomb-viscous or coulomb-viscous-offset')
     rotor_inertia: bool = Field(False, description='identify one rotor inertia per actuator')

@@ -26,14 +26,13 @@ import pydantic
 from ..errors import InputError
 from ..files import dump_yaml, read_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
+from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import load_robot
 from ..model.transmission import Transmission
-from ..schema import Schema, parse
+from ..schema import Matrix, Schema, parse
 from .identification import IdentificationConfig, IdentifiedModel
 
 FORMAT = 'robot-ident/result/1'
-LEGACY_FRICTION = {'viscous-coulomb': 'coulomb-viscous',
-                   'viscous-coulomb-offset': 'coulomb-viscous-offset'}
 
 
 class RobotSection(Schema):
@@ -70,7 +69,7 @@ class TransmissionSection(Schema):
         (n,) drive gains.
     """
 
-    gear_matrix: list[list[float]]
+    gear_matrix: Matrix
     joint_offset: list[float]
     torque_scale: list[float]
 
@@ -87,6 +86,8 @@ class BaseParameterEntry(Schema):
     rel_std_percent : float
         ``100·std/|value|`` [%].
     """
+
+    model_config = pydantic.ConfigDict(allow_inf_nan=True)   # std of 0 is inf %, ...
 
     name: str
     value: float
@@ -113,7 +114,16 @@ class BaseDefinition(Schema):
     standard_names: list[str]
     independent: list[int]
     dependent: list[int]
-    k_d: list[list[float]]
+    k_d: Matrix
+
+    @pydantic.model_validator(mode='after')
+    def _consistent(self):
+        p, nb, nd = len(self.standard_names), len(self.independent), len(self.dependent)
+        if any(not 0 <= i < p for i in self.independent + self.dependent):
+            raise ValueError(f'independent and dependent must be column indices below {p}')
+        if len(self.k_d) != nb or any(len(row) != nd for row in self.k_d):
+            raise ValueError(f'k_d must be {nb} rows (independent) of {nd} (dependent)')
+        return self
 
 
 class ActuatorSection(Schema):
@@ -158,6 +168,8 @@ class IdentificationStats(Schema):
     relative_error_percent : float
         Of the fit [%].
     """
+
+    model_config = pydantic.ConfigDict(allow_inf_nan=True)   # condition number, rank gap
 
     data: list[str] = []
     samples: int = 0
@@ -222,6 +234,18 @@ class ResultFile(Schema):
     identification: IdentificationStats = IdentificationStats()
     validation: list[ValidationEntry] = []
 
+    @pydantic.model_validator(mode='after')
+    def _sizes(self):
+        n, tr = len(self.robot.joints), self.transmission
+        if np.shape(tr.gear_matrix) != (n, n) or len(tr.joint_offset) != n \
+                or len(tr.torque_scale) != n:
+            raise ValueError(f'transmission must hold a {n}×{n} gear_matrix and {n} '
+                             f'joint_offset and torque_scale values ({n} joints)')
+        if len(self.base_parameters) != len(self.base_definition.independent):
+            raise ValueError(f'{len(self.base_parameters)} base_parameters for the '
+                             f'{len(self.base_definition.independent)} of base_definition')
+        return self
+
     @pydantic.model_validator(mode='before')
     @classmethod
     def _earlier_names(cls, doc):
@@ -231,7 +255,7 @@ class ResultFile(Schema):
             doc = {('config' if k == 'settings' else k): v for k, v in doc.items()}
             config = doc['config']
             if isinstance(config, dict) and isinstance(config.get('friction'), str):
-                doc['config'] = {**config, 'friction': LEGACY_FRICTION.get(
+                doc['config'] = {**config, 'friction': FRICTION_RENAMED.get(
                     config['friction'], config['friction'])}
         return doc
 
@@ -316,9 +340,6 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
                          f'was identified for {doc.robot.joints}')
     tr = doc.transmission
     base = BaseParameters.from_dict(doc.base_definition.model_dump())
-    if len(doc.base_parameters) != base.count:
-        raise InputError(f'{path}: {len(doc.base_parameters)} base_parameters for the '
-                         f'{base.count} of base_definition')
     return IdentifiedModel(
         robot=robot, config=doc.config,
         transmission=Transmission(np.array(tr.gear_matrix, dtype=float),

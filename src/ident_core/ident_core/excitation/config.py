@@ -325,8 +325,9 @@ class ExcitationConfig(Schema):
         -------
         ExcitationConfig
         """
-        self._source = source
-        return self
+        labelled = self.model_copy()
+        labelled._source = source
+        return labelled
 
 
 def load_excitation_config(path: str | Path) -> ExcitationConfig:

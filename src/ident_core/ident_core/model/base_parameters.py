@@ -166,8 +166,7 @@ def random_samples(regressor: Regressor, count: int, rng: np.random.Generator) -
         in ±3 rad/s and rad/s².
     """
     robot = regressor.robot
-    lo = np.where(np.isfinite(robot.lower) & (robot.lower < robot.upper), robot.lower, -np.pi)
-    hi = np.where(np.isfinite(robot.upper) & (robot.lower < robot.upper), robot.upper, np.pi)
+    lo, hi = robot.finite_limits()
     q = rng.uniform(lo, hi, size=(count, robot.n))
     qd = rng.uniform(-3, 3, size=(count, robot.n))
     qdd = rng.uniform(-3, 3, size=(count, robot.n))

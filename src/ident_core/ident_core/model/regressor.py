@@ -15,10 +15,11 @@ joint torques. The parameters are therefore joint-equivalent values (motor value
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 import pinocchio as pin
+import pydantic
 
 from ..errors import InputError
 from ..schema import Schema
@@ -26,6 +27,19 @@ from .robot import RobotModel
 from .transmission import Transmission
 
 FRICTION_MODELS = ('none', 'coulomb-viscous', 'coulomb-viscous-offset')
+#: Names of earlier versions; RESULT.yaml files that use them still load.
+FRICTION_RENAMED = {'viscous-coulomb': 'coulomb-viscous',
+                    'viscous-coulomb-offset': 'coulomb-viscous-offset'}
+
+
+def _not_renamed(name):
+    if name in FRICTION_RENAMED:
+        raise ValueError(f'friction model {name!r} is now called {FRICTION_RENAMED[name]!r}')
+    return name
+
+
+#: A friction model name of the regressor (a renamed one is refused with its new name).
+FrictionModel = Annotated[Literal[FRICTION_MODELS], pydantic.BeforeValidator(_not_renamed)]
 INERTIAL_NAMES = ('m', 'mx', 'my', 'mz', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
 
 
@@ -40,7 +54,7 @@ class RegressorSpec(Schema):
         Add one rotor inertia ``Ia`` column per actuator.
     """
 
-    friction: Literal[FRICTION_MODELS] = 'coulomb-viscous-offset'
+    friction: FrictionModel = 'coulomb-viscous-offset'
     rotor_inertia: bool = False
 
     @property
@@ -120,12 +134,12 @@ class Regressor:
             raise InputError(f'regressor: q, qd, qdd must all be (N, {n}), got '
                              f'{q.shape}, {qd.shape}, {qdd.shape}')
         out = np.empty((len(q), n, self.n_columns))
-        model = self.robot.model
+        model, inertial = self.robot.model, self.n_inertial
         data = model.createData()
         for k in range(len(q)):
-            out[k, :, :self.n_inertial] = pin.computeJointTorqueRegressor(model, data, q[k],
-                                                                          qd[k], qdd[k])
-        out[:, :, self.n_inertial:] = self.actuator_columns(qd, qdd)
+            out[k, :, :inertial] = pin.computeJointTorqueRegressor(model, data, q[k], qd[k],
+                                                                   qdd[k])
+        out[:, :, inertial:] = self.actuator_columns(qd, qdd)
         return out
 
     def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:

@@ -62,6 +62,17 @@ class RobotModel:
         """Number of bodies carrying inertial parameters (one per joint)."""
         return self.model.njoints - 1
 
+    def finite_limits(self) -> tuple[np.ndarray, np.ndarray]:
+        """Position limits, ±π where the URDF gives none (or an empty range).
+
+        Returns
+        -------
+        lower, upper : (n,) ndarray
+            [rad or m].
+        """
+        ok = np.isfinite(self.lower) & np.isfinite(self.upper) & (self.lower < self.upper)
+        return np.where(ok, self.lower, -np.pi), np.where(ok, self.upper, np.pi)
+
     def urdf_sha256(self) -> str:
         """SHA-256 of the URDF file, to detect that a result belongs to another model.
 

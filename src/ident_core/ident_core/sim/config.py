@@ -1,8 +1,8 @@
 """Settings of the simulated hardware (docs/methods.md §9).
 
-:class:`SimulationParameters` is the flat form a user writes (the ``ident_sim`` node's
+:class:`SimulationConfig` is the flat form a user writes (the ``ident_sim`` node's
 parameters, ``config/ident_sim.yaml``): per-joint values as one number for every joint or one per
-joint. :class:`SimulationConfig` is the same with (n,) arrays and the friction model, what
+joint. :class:`SimulatedHardware` is the same with (n,) arrays and the friction model, what
 :class:`~ident_core.sim.simulator.RobotSimulator` runs.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Payload:
 
 
 @dataclass
-class SimulationConfig:
+class SimulatedHardware:
     """Settings of the simulated hardware; per-joint arrays are (n,) in the URDF's joint order.
 
     Parameters
@@ -129,7 +129,7 @@ class SimulationConfig:
                              '0 <= perturbation < 1 are required')
 
 
-class SimulationParameters(Schema):
+class SimulationConfig(Schema):
     """The simulated hardware as a user configures it; lists are per joint (URDF order), one
     value meaning the same for every joint.
 
@@ -209,7 +209,7 @@ class SimulationParameters(Schema):
                                          'iyy ixz iyz izz, kg·m²')
     payload_frame: str = Field('flange', description='frame of the URDF holding the payload')
 
-    def to_config(self, n: int) -> SimulationConfig:
+    def hardware(self, n: int) -> SimulatedHardware:
         """The simulator's settings for an n-joint robot.
 
         Parameters
@@ -219,7 +219,7 @@ class SimulationParameters(Schema):
 
         Returns
         -------
-        SimulationConfig
+        SimulatedHardware
 
         Raises
         ------
@@ -239,7 +239,7 @@ class SimulationParameters(Schema):
         payload = (Payload(self.payload_mass, np.asarray(self.payload_com),
                            np.asarray(self.payload_inertia), self.payload_frame)
                    if self.payload_mass > 0 else None)
-        return SimulationConfig(
+        return SimulatedHardware(
             rotor_inertia=joint['rotor_inertia'], friction=friction,
             torque_noise_std=joint['torque_noise_std'],
             effort_resolution=joint['effort_resolution'], kp=joint['kp'], kd=joint['kd'],

@@ -220,5 +220,5 @@ def validate_bag_noise_free(model: IdentifiedModel, bag: str | Path, truth: Grou
     InputError
         For an unreadable bag, or samples without ground truth.
     """
-    dataset, stamps = load_bag(bag, topic, window)
+    dataset, stamps = load_bag(bag, topic, window=window)
     return validate(model, noise_free_dataset(dataset, stamps, truth)).metrics

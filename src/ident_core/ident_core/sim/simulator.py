@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..model.base_parameters import compute_base_parameters
 from ..model.regressor import Regressor, RegressorSpec
 from ..model.robot import RobotModel
-from .config import Payload, SimulationConfig
+from .config import Payload, SimulatedHardware
 from .synthetic import perturbed_inertial
 
 NEWTON_ITERATIONS = 12
@@ -77,7 +77,7 @@ class RobotSimulator:
     ----------
     robot : RobotModel
         The nominal robot (URDF).
-    config : SimulationConfig
+    hardware : SimulatedHardware
         The true robot, drives and sensors.
 
     Attributes
@@ -94,28 +94,28 @@ class RobotSimulator:
     Raises
     ------
     InputError
-        For bad settings (``SimulationConfig.check``) or an unknown payload frame.
+        For bad settings (``SimulatedHardware.check``) or an unknown payload frame.
     """
 
-    def __init__(self, robot: RobotModel, config: SimulationConfig):
-        config.check(robot)
-        self.robot, self.config = robot, config
-        self._rng = np.random.default_rng(config.seed)
-        self.true_inertial = perturbed_inertial(robot, self._rng, config.perturbation)
+    def __init__(self, robot: RobotModel, hardware: SimulatedHardware):
+        hardware.check(robot)
+        self.robot, self.hardware = robot, hardware
+        self._rng = np.random.default_rng(hardware.seed)
+        self.true_inertial = perturbed_inertial(robot, self._rng, hardware.perturbation)
         self.true_model = robot.model.copy()
         for i in range(1, self.true_model.njoints):
             self.true_model.inertias[i] = pin.Inertia.FromDynamicParameters(
                 self.true_inertial[10 * (i - 1):10 * i])
-        if config.payload is not None:
-            self._add_payload(config.payload)
-        self.true_model.armature = np.asarray(config.rotor_inertia, dtype=float)
+        if hardware.payload is not None:
+            self._add_payload(hardware.payload)
+        self.true_model.armature = np.asarray(hardware.rotor_inertia, dtype=float)
         self.nominal_model = robot.model.copy()
-        self.nominal_model.armature = np.asarray(config.controller_rotor_inertia, dtype=float)
+        self.nominal_model.armature = np.asarray(hardware.controller_rotor_inertia, dtype=float)
         self._true_data = self.true_model.createData()
         self._nominal_data = self.nominal_model.createData()
         self._effort_limit = np.where(robot.effort_limit > 0, robot.effort_limit, np.inf)
         self.step_count = 0
-        self._q = np.array(config.initial_position, dtype=float)
+        self._q = np.array(hardware.initial_position, dtype=float)
         self._v_half = np.zeros(robot.n)
         self._a = np.zeros(robot.n)
         self._measured_previous = self._measure_position(self._q)
@@ -135,10 +135,10 @@ class RobotSimulator:
     @property
     def time(self) -> float:
         """Time of the next sample [s] since the start."""
-        return self.step_count * self.config.dt
+        return self.step_count * self.hardware.dt
 
     def _measure_position(self, q):
-        res = self.config.position_resolution
+        res = self.hardware.position_resolution
         return np.round(q / res) * res if res > 0 else q.copy()
 
     def step(self, q_des, qd_des, qdd_des) -> Sample:
@@ -154,7 +154,7 @@ class RobotSimulator:
         Sample
             The sample at the current time (before the state advances).
         """
-        cfg, dt = self.config, self.config.dt
+        cfg, dt = self.hardware, self.hardware.dt
         position = self._measure_position(self._q)
         velocity = (position - self._measured_previous) / dt
         command = qdd_des + cfg.kp * (q_des - position) + cfg.kd * (qd_des - velocity)
@@ -175,15 +175,15 @@ class RobotSimulator:
 
     def _solve_acceleration(self, u):
         """a_k, v_k with M a + h(q, v) + F(v) = u and v = v_{k−1/2} + a dt/2 (Newton)."""
-        half = 0.5 * self.config.dt
+        half = 0.5 * self.hardware.dt
         model, data = self.true_model, self._true_data
         m = pin.crba(model, data, self._q)
         m = np.triu(m) + np.triu(m, 1).T
-        v_l = self.config.friction.v_l
+        v_l = self.hardware.friction.v_l
         a = self._a
         for _ in range(NEWTON_ITERATIONS):
             v = self._v_half + half * a
-            friction, slope = self.config.friction.torque(v)
+            friction, slope = self.hardware.friction.torque(v)
             residual = m @ a + pin.nonLinearEffects(model, data, self._q, v) + friction - u
             if np.max(np.abs(residual)) < 1e-9:
                 break
@@ -205,7 +205,7 @@ class RobotSimulator:
             + ``Ia, fv, fc, offset``), their projection on the base parameters, friction,
             payload and sensor settings.
         """
-        robot, cfg = self.robot, self.config
+        robot, cfg = self.robot, self.hardware
         spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
         regressor = Regressor(robot, spec)
         chi = np.concatenate([self.true_inertial, cfg.rotor_inertia, cfg.friction.fv,

@@ -134,7 +134,7 @@ def fourier_trajectory(robot: RobotModel, t: np.ndarray, rng: np.random.Generato
     a = rng.normal(size=(n, harmonics)) / order
     b = rng.normal(size=(n, harmonics)) / order
     q, qd, qdd = FourierBasis.at(2 * np.pi / period, harmonics, t).motion(a, b)
-    lo, hi = _finite_limits(robot)
+    lo, hi = robot.finite_limits()
     centre = (lo + hi) / 2
     q -= q.mean(axis=0)
     scale = np.minimum(fill * (hi - lo) / 2 / np.abs(q).max(axis=0),
@@ -205,8 +205,3 @@ def synthetic_dataset(robot: RobotModel, truth: TrueParameters, duration: float,
     dataset = Dataset(f'synthetic(seed={seed})', list(robot.joint_names), t, q, qd, noisy,
                       Transmission.identity(robot.n))
     return dataset, tau
-
-
-def _finite_limits(robot: RobotModel):
-    ok = np.isfinite(robot.lower) & np.isfinite(robot.upper) & (robot.lower < robot.upper)
-    return np.where(ok, robot.lower, -np.pi), np.where(ok, robot.upper, np.pi)

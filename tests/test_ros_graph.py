@@ -104,9 +104,9 @@ def _check_complete(bag: Path, truth_stamps: np.ndarray) -> int:
 
 def test_identification_experiment_end_to_end(tmp_path):
     """Excite (one 10 s period of the optimised trajectory), record, identify, validate on
-    another trajectory. The optimised excitation (condition number 56) makes the validation
-    error reproducible (0.227–0.235 % over 15 runs); 10 s of Table 1 (condition number 1093)
-    gave 0.2–1.1 %."""
+    another trajectory. The optimised excitation (condition number of the identification
+    regressor 59) makes the validation error reproducible (0.227–0.235 % over 15 runs); Table 1
+    (condition number about 1500) gave 0.2–1.1 % from one noise realisation to the next."""
     proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=1',
                    f'identification_trajectory:={REPO}/config/excitation/six_axis_optimized.yaml')
     out = _finish(proc, timeout=240)

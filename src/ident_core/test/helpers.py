@@ -1,5 +1,10 @@
-"""Shared paths and small URDFs for the ident_core tests."""
+"""Shared paths, small URDFs and the bad-file check of the ident_core tests."""
 from pathlib import Path
+
+import pytest
+import yaml
+
+from ident_core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[3]
 ARM6 = REPO / 'urdf' / 'six_axis_3kg.urdf'
@@ -26,3 +31,14 @@ def one_joint_urdf(tmp_path, axis='0 0 1', name='pendulum'):
 </robot>
 ''')
     return path
+
+
+def load_error(load, doc: dict, path: Path) -> str:
+    """Write ``doc`` as YAML to ``path``, load it, and return the message of the InputError
+    raised, after checking that it names the file."""
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(InputError) as info:
+        load(path)
+    message = str(info.value)
+    assert str(path) in message, message
+    return message

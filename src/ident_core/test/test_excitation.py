@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 import yaml
-from helpers import ARM6, REPO
+from helpers import ARM6, REPO, load_error
 
 from ident_core.errors import ExcitationError, InputError
 from ident_core.excitation.collision import CollisionModel
@@ -334,12 +334,7 @@ def test_config_errors_name_file_and_field(tmp_path, change, words):
     path.write_text(yaml.safe_dump(data))
     load_excitation_config(path)                       # the unmodified file is valid
     change(data)
-    path = tmp_path / 'bad_excitation.yaml'
-    path.write_text(yaml.safe_dump(data))
-    with pytest.raises(InputError) as info:
-        load_excitation_config(path)
-    message = str(info.value)
-    assert str(path) in message
+    message = load_error(load_excitation_config, data, tmp_path / 'bad_excitation.yaml')
     for word in words:
         assert word in message, message
 

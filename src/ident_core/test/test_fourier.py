@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 import yaml
+from helpers import load_error
 
 from ident_core.errors import InputError
 from ident_core.excitation.fourier import FourierTrajectory, load_trajectory, trajectory_from_dict
@@ -201,12 +202,7 @@ def test_bad_field_names_file_and_field(tmp_path, change, field):
     data = valid_dict()
     trajectory_from_dict(data, 'ok.yaml')           # the unmodified content is valid
     change(data)
-    path = tmp_path / 'bad_excitation.yaml'
-    path.write_text(yaml.safe_dump(data))
-    with pytest.raises(InputError) as info:
-        load_trajectory(path)
-    message = str(info.value)
-    assert str(path) in message
+    message = load_error(load_trajectory, data, tmp_path / 'bad_excitation.yaml')
     assert re.search(re.escape(field) + r'\b', message), message
 
 

@@ -3,8 +3,8 @@ earlier vocabulary still load, and a damaged file is refused naming the field.""
 import numpy as np
 import pytest
 import yaml
+from helpers import load_error
 
-from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.estimation.results import read_result, write_result
 
@@ -51,11 +51,6 @@ def test_damaged_result_names_file_and_field(written, tmp_path, damage, words):
     _, path = written
     doc = yaml.safe_load(path.read_text())
     damage(doc)
-    bad = tmp_path / 'bad.yaml'
-    bad.write_text(yaml.safe_dump(doc))
-    with pytest.raises(InputError) as info:
-        read_result(bad)
-    message = str(info.value)
-    assert str(bad) in message
+    message = load_error(read_result, doc, tmp_path / 'bad.yaml')
     for word in words:
         assert word in message, message

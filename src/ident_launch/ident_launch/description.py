@@ -38,24 +38,11 @@ class ArgDecl:
         Parsed default value; None if the argument has no default (it must be passed).
     description : str, optional
         Description shown by ``--show-args``.
-
-    Attributes
-    ----------
-    index : int
-        Position of the entry in the ``launch:`` list.
-    name : str
-        Argument name.
-    default : tuple of (str or Sub) or None
-        Parsed default value (parts), or None.
-    description : str
-        Description, possibly empty.
-    where : str
-        Location of the entry in messages (read-only property).
     """
 
     index: int
     name: str
-    default: tuple | None = None  # parsed parts
+    default: tuple | None = None
     description: str = ''
 
     @property
@@ -95,32 +82,13 @@ class NodeDecl:
         ``'screen'``, ``'log'`` or ``'both'``.
     shutdown_on_exit : bool, optional
         True for ``on_exit: shutdown``.
-
-    Attributes
-    ----------
-    index : int
-        Position of the entry in the ``launch:`` list.
-    label : str
-        Name of the node in messages (raw ``name``, else raw ``exec``).
-    attrs : dict of {str: tuple}
-        Parsed string attributes by key.
-    params : list of tuple
-        ``('file', key, parts)`` and ``('value', key, name parts, raw value)`` items.
-    remaps : list of tuple
-        ``(key, from parts, to parts)`` items.
-    output : str
-        ``'screen'``, ``'log'`` or ``'both'``.
-    shutdown_on_exit : bool
-        True for ``on_exit: shutdown``.
-    where : str
-        Location of the entry in messages (read-only property).
     """
 
     index: int
-    label: str  # for messages before evaluation: raw name, else raw exec
-    attrs: dict = field(default_factory=dict)  # key -> parsed parts (string attributes)
-    params: list = field(default_factory=list)  # ('file', key, parts) | ('value', key, parts, raw)
-    remaps: list = field(default_factory=list)  # (key, from parts, to parts)
+    label: str
+    attrs: dict = field(default_factory=dict)
+    params: list = field(default_factory=list)
+    remaps: list = field(default_factory=list)
     output: str = 'screen'
     shutdown_on_exit: bool = False
 
@@ -146,15 +114,6 @@ class LaunchFile:
         Path of the launch file.
     entries : list of (ArgDecl or NodeDecl)
         The entries in file order.
-
-    Attributes
-    ----------
-    path : str
-        Path of the launch file.
-    entries : list of (ArgDecl or NodeDecl)
-        The entries in file order.
-    args : list of ArgDecl
-        The argument declarations in file order (read-only property).
     """
 
     path: str

@@ -52,7 +52,7 @@ from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import trajectory_from_msg, trajectory_to_msg
 from ident_ros.parameters import UrdfFile, declare_parameters
-from ident_ros.worker import in_thread, with_timeout
+from ident_ros.worker import failure_message, in_thread, with_timeout
 
 LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
@@ -242,7 +242,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         sub = self.create_subscription(JointState, self.p.joint_states_topic, on_state, 10)
         try:
             state = await with_timeout(self, got, SERVICE_TIMEOUT,
-                                        f'no message on {self.p.joint_states_topic}')
+                                       f'no message on {self.p.joint_states_topic}')
         finally:
             self.destroy_subscription(sub)
         missing = [j for j in joints if j not in state]
@@ -267,7 +267,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         if not client.wait_for_service(timeout_sec=SERVICE_TIMEOUT):
             raise RuntimeError(f'service {client.srv_name} not available')
         return await with_timeout(self, client.call_async(request), SERVICE_TIMEOUT,
-                                   f'service {client.srv_name} did not answer')
+                                  f'service {client.srv_name} did not answer')
 
     # --- optimisation ---------------------------------------------------------------------
     async def _on_optimize(self, request, response):
@@ -282,8 +282,7 @@ class ExcitationNode(lifecycle.GracefulNode):
             result, path = await in_thread(self, self._optimize, request,
                                            name='excitation-optimizer', callback_group=self.group)
         except Exception as exc:
-            response.message = str(exc) if isinstance(exc, IdentError) \
-                else f'{type(exc).__name__}: {exc}'
+            response.message = failure_message(exc)
             self.get_logger().error(f'optimisation failed: {response.message}')
             return response
         finally:

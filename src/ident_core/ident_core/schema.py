@@ -27,6 +27,8 @@ def _rectangular(rows: list[list[float]]) -> list[list[float]]:
 
 #: A matrix as a list of rows of equal length.
 Matrix = Annotated[list[list[float]], pydantic.AfterValidator(_rectangular)]
+#: A per-joint value: one number for every joint, or one per joint (``per_joint`` expands it).
+PerJoint = Annotated[float | list[float], pydantic.Field(union_mode='left_to_right')]
 
 
 class _SchemaMeta(type(pydantic.BaseModel)):
@@ -211,14 +213,10 @@ def _walk(model, loc) -> tuple[tuple, object]:
     for part in loc:
         current = _unwrap(current)
         tag = False
-        while typing.get_origin(current) in (typing.Union, types.UnionType):
-            members = typing.get_args(current)
-            member = _member(members, part)
-            tag = member is not None
-            current = _unwrap(member if tag else next(
-                (m for m in members if m is not type(None)), None))
-            if tag:
-                break
+        while _is_union(current) and not tag:
+            member = _member(typing.get_args(current), part)
+            tag = member is not None          # pydantic's name of a union member, not a key
+            current = _unwrap(member) if tag else _optional_member(current)
         if tag:
             continue
         if isinstance(current, type) and issubclass(current, pydantic.BaseModel):
@@ -244,12 +242,20 @@ def _location(model, error: dict) -> tuple:
 def _known_fields(model, loc: tuple) -> list[str]:
     """Field names of the model at pydantic location ``loc``, or [] when there is none."""
     current = _unwrap(_walk(model, loc)[1])
-    while typing.get_origin(current) in (typing.Union, types.UnionType):
-        current = _unwrap(next((m for m in typing.get_args(current) if m is not type(None)),
-                               None))
+    while _is_union(current):
+        current = _optional_member(current)
     if isinstance(current, type) and issubclass(current, pydantic.BaseModel):
         return list(current.model_fields)
     return []
+
+
+def _is_union(annotation) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _optional_member(union):
+    """The first member of a union that is not None (``X`` of ``X | None``)."""
+    return _unwrap(next((m for m in typing.get_args(union) if m is not type(None)), None))
 
 
 def _unwrap(annotation):
@@ -299,6 +305,9 @@ def per_joint(value, n: int, field: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(value, dtype=float))
     if arr.shape == (1,):
         arr = np.full(n, arr[0])
+    if arr.shape != (n,):
+        raise InputError(f'field {field} must have shape ({n},) (one value, or one per joint), '
+                         f'got {arr.shape}')
     return checked_array(arr, (n,), field)
 
 

@@ -6,7 +6,7 @@ import yaml
 from helpers import load_error
 
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import read_result, write_result
+from ident_core.estimation.results import read_result, result_file, write_result
 
 
 @pytest.fixture(scope='module')
@@ -14,7 +14,7 @@ def written(six_axis, make_synthetic, tmp_path_factory):
     model = identify(six_axis, [make_synthetic(seed=3)], IdentificationConfig(rotor_inertia=True))
     check = validate(model, make_synthetic(seed=4))
     path = tmp_path_factory.mktemp('result') / 'RESULT.yaml'
-    write_result(path, model, [{'data': check.source, **check.metrics}])
+    write_result(path, result_file(model, [check.report()]))
     return model, path
 
 

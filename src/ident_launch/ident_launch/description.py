@@ -151,24 +151,9 @@ class NodeSpec:
         ``'screen'``, ``'log'`` or ``'both'`` (the runner treats all like ``'screen'``).
     shutdown_on_exit : bool, optional
         Whether the launch shuts down when this node exits (``on_exit: shutdown``).
-
-    Attributes
-    ----------
-    label : str
-        Output prefix and name in messages.
-    cmd : list of str
-        Command line to start the node.
-    pkg : str
-        Package of the executable.
-    executable : str
-        Executable name.
-    output : str
-        ``'screen'``, ``'log'`` or ``'both'``.
-    shutdown_on_exit : bool
-        Whether the launch shuts down when this node exits.
     """
 
-    label: str  # output prefix and name in messages
+    label: str
     cmd: list
     pkg: str
     executable: str

@@ -22,17 +22,6 @@ class LaunchError(Exception):
         The entry, e.g. ``launch[3] (node 'sim')``; may be empty.
     key : str, optional
         The offending key path, e.g. ``param[1].value``; may be empty.
-
-    Attributes
-    ----------
-    message : str
-        What is wrong, without the location.
-    file : str or None
-        The launch file, or empty.
-    where : str or None
-        The entry (``launch[3] (node 'sim')``), or empty.
-    key : str or None
-        The offending key path (``param[1].value``), or empty.
     """
 
     def __init__(self, message, file=None, where=None, key=None):

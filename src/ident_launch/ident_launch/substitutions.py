@@ -40,13 +40,6 @@ class Sub:
         Substitution name, one of :data:`SUPPORTED` (checked by :func:`parse`).
     args : tuple of tuple
         The arguments, each a tuple of parts (``str`` text and nested :class:`Sub`).
-
-    Attributes
-    ----------
-    name : str
-        Substitution name (``'var'``, ``'env'``, ...).
-    args : tuple of tuple
-        The arguments, each a tuple of parts.
     """
 
     name: str

@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-import yaml
 from pydantic import Field, NonNegativeFloat, PositiveFloat
 from rosbags.interfaces import (
     Qos,
@@ -37,7 +36,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ident_core.errors import InputError
-from ident_core.files import write_atomic
+from ident_core.files import dump_yaml, write_atomic
 from ident_core.schema import Schema
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
@@ -197,11 +196,11 @@ class RecordingConfig(Schema):
     excitation_topic: str = Field('/excitation_node/trajectory',
                                   description='ExcitationTrajectory topic recorded')
     nominal_period: NonNegativeFloat = Field(
-        0.001, allow_inf_nan=False, description='JointState period for counting dropped '
-        'samples, s (0: the median of the first 100 intervals)')
+        0.001, description='JointState period for counting dropped samples, s (0: the median '
+        'of the first 100 intervals)')
     late_threshold: PositiveFloat = Field(
-        0.05, allow_inf_nan=False, description='a JointState received more than this after its '
-        'stamp counts as late, s')
+        0.05, description='a JointState received more than this after its stamp counts as '
+        'late, s')
 
 
 class BagRecorder:
@@ -398,8 +397,7 @@ class BagRecorder:
             writer.close()
         summary = self.summary()
         if writer is not None:
-            write_atomic(self.path / SUMMARY_FILE,
-                         yaml.safe_dump(summary.to_dict(), sort_keys=False))
+            write_atomic(self.path / SUMMARY_FILE, dump_yaml(summary.to_dict()))
         self._summary = summary
         return summary
 

@@ -20,7 +20,6 @@ from rclpy.task import Future
 
 from ident_core.data.datasets import load_bag
 from ident_core.data.readers import excitation_window
-from ident_core.errors import IdentError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.estimation.results import result_file, write_result
 from ident_core.model.robot import load_robot
@@ -29,7 +28,7 @@ from ident_msgs.srv import IdentifyRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import parameters_msg
 from ident_ros.parameters import UrdfFile, declare_parameters
-from ident_ros.worker import in_thread
+from ident_ros.worker import failure_message, in_thread
 
 
 class IdentificationNodeParameters(IdentificationConfig):
@@ -69,7 +68,7 @@ class IdentificationNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('identification_node', **kwargs)
         p = declare_parameters(self, IdentificationNodeParameters)
-        self.params = p
+        self.p = p
         self.config = IdentificationConfig(**p.model_dump(include=set(
             IdentificationConfig.model_fields)))
         self.robot = load_robot(p.urdf_file)
@@ -110,18 +109,16 @@ class IdentificationNode(lifecycle.GracefulNode):
             For a bad recording or settings (the message names the bag and the problem).
         """
         model = identify(self.robot, [self._load(bag)], self.config)
-        validations = []
-        for other in validation_bags:
-            v = validate(model, self._load(other))
-            validations.append({'data': v.source, **v.metrics})
+        validations = [validate(model, self._load(other)).report() for other in validation_bags]
         path = Path(result_path) if result_path else Path(str(Path(bag)) + '.result.yaml')
-        write_result(path, model, validations)
-        return path.resolve(), result_file(model, validations).model_dump()
+        result = result_file(model, validations)
+        write_result(path, result)
+        return path.resolve(), result.model_dump()
 
     def _load(self, bag: str):
         """The JointState recording of ``bag``, cut to its periodic excitation when the bag
         holds an ExcitationTrajectory description (approach, stop and rest are left out)."""
-        p = self.params
+        p = self.p
         window = excitation_window(Path(bag), p.excitation_topic) \
             if p.excitation_window_only else None
         return load_bag(bag, p.joint_states_topic, window=window)[0]
@@ -160,7 +157,7 @@ class IdentificationNode(lifecycle.GracefulNode):
                 request.bag_path, list(request.validation_bag_paths), request.result_path)
             response.success, response.message = True, 'identified'
         except Exception as exc:
-            response.success, response.message = False, _reason(exc)
+            response.success, response.message = False, failure_message(exc)
             self.get_logger().error(f'identification failed: {response.message}')
         return response
 
@@ -170,18 +167,13 @@ class IdentificationNode(lifecycle.GracefulNode):
         try:
             await self._identify_and_publish(info.path, [], '')
         except Exception as exc:
-            self.get_logger().error(f'identification of {info.path} failed: {_reason(exc)}')
+            self.get_logger().error(f'identification of {info.path} failed: {failure_message(exc)}')
 
     def request_shutdown(self) -> None:
         """SIGINT/SIGTERM: finish the identification that runs (within the shutdown timeout),
         start no other."""
         if not self.busy:
             self.finished = True
-
-
-def _reason(exc: Exception) -> str:
-    """The message of a refused request: an input error as it is, anything else with its type."""
-    return str(exc) if isinstance(exc, IdentError) else f'{type(exc).__name__}: {exc}'
 
 
 def main(args=None):

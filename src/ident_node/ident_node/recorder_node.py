@@ -41,8 +41,6 @@ DEFAULT_EXPERIMENT = 'experiment'
 # At most this many pending joint_states are taken when a bag is closed (a 1 kHz publisher
 # could otherwise keep the stop request waiting).
 DRAIN_LIMIT = 10000
-# Every open/close report is kept for late subscribers (latched), not only the last one.
-RECORDINGS_QOS = qos.LATCHED_HISTORY_QOS
 
 
 class RecorderParameters(RecordingConfig):
@@ -76,8 +74,7 @@ class RecorderNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
         p = declare_parameters(self, RecorderParameters)
-        self.options = RecordingConfig(**p.model_dump(include=set(
-            RecordingConfig.model_fields)))
+        self.options = p.model_dump(include=set(RecordingConfig.model_fields))
         self.output_dir = Path(p.output_dir).expanduser().absolute()
         self.joint_states_topic = p.joint_states_topic
         self.excitation_topic = p.excitation_topic
@@ -93,7 +90,8 @@ class RecorderNode(lifecycle.GracefulNode):
         self._bag: BagRecorder | None = None
         self._excitation: tuple[bytes, int] | None = None   # latest (raw, receive_ns)
         self._sim_time = self.get_parameter('use_sim_time').value
-        self._info_pub = self.create_publisher(RecordingInfo, '~/recordings', RECORDINGS_QOS)
+        self._info_pub = self.create_publisher(RecordingInfo, '~/recordings',
+                                                qos.LATCHED_HISTORY_QOS)
         self._js_sub = self.create_subscription(
             JointState, self.joint_states_topic, self._on_joint_state, qos.JOINT_STATES_QOS,
             raw=True)
@@ -128,7 +126,7 @@ class RecorderNode(lifecycle.GracefulNode):
         if self._bag is not None:
             raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
         bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
-                              **self.options.model_dump())
+                              **self.options)
         self._bag = bag
         if self._excitation is not None:
             # Stamped with the start time, so the bag does not begin before the recording.

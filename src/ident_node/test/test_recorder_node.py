@@ -166,7 +166,7 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     rclpy, context, env = ros
     from ident_msgs.msg import RecordingInfo
     from ident_msgs.srv import StartRecording, StopRecording
-    from ident_node.recorder_node import RECORDINGS_QOS
+    from ident_ros.qos import LATCHED_HISTORY_QOS
 
     out = tmp_path / 'bags'
     proc = start_recorder(env, out, tmp_path / 'recorder.log')
@@ -175,7 +175,7 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     try:
         pub = Publisher(rclpy, context)
         pub.node.create_subscription(RecordingInfo, '/recorder/recordings', reports.append,
-                                     RECORDINGS_QOS)
+                                     LATCHED_HISTORY_QOS)
         pub.connect(proc)
         pub.active = True
         pub.spin_until(lambda: pub.published >= 200, 5, '200 messages before the start')

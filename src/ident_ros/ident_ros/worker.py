@@ -1,4 +1,5 @@
-"""Long work off the executor thread, and waiting with a timeout, for coroutine callbacks.
+"""Long work off the executor thread, waiting with a timeout, and reporting failed work, for
+coroutine callbacks.
 
 A node runs on one ``SingleThreadedExecutor``; a service or action callback that computes for
 seconds would block every other callback (``stop``, shutdown, feedback). Such a callback is a
@@ -13,6 +14,8 @@ import threading
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from rclpy.task import Future
+
+from ident_core.errors import IdentError
 
 
 async def in_thread(node: Node, function, *args, name: str = 'worker',
@@ -62,6 +65,23 @@ async def in_thread(node: Node, function, *args, name: str = 'worker',
     finally:
         node.destroy_guard_condition(guard)
     return outcome.result()
+
+
+def failure_message(exc: BaseException) -> str:
+    """The message of work that failed, for a service response or a log line.
+
+    Parameters
+    ----------
+    exc : BaseException
+        What the work raised.
+
+    Returns
+    -------
+    str
+        An input or excitation error (``IdentError``) as it is; anything else, a defect rather
+        than bad input, with its type.
+    """
+    return str(exc) if isinstance(exc, IdentError) else f'{type(exc).__name__}: {exc}'
 
 
 async def with_timeout(node: Node, future: Future, timeout: float, message: str):

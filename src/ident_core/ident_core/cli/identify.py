@@ -10,7 +10,7 @@ from ..data.datasets import load_dataset
 from ..errors import InputError
 from ..estimation.estimators import ESTIMATORS
 from ..estimation.identification import IdentificationConfig, identify, validate
-from ..estimation.results import write_result
+from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot
 from .validate import print_validation
@@ -78,8 +78,8 @@ def _run(args: argparse.Namespace) -> int:
         train, held_out = [a for a, _ in parts], [b for _, b in parts]
     checks = held_out + [load_dataset(p, robot.joint_names) for p in args.validate]
     model = identify(robot, train, config)
-    reports = [{'data': v.source, **v.metrics} for v in (validate(model, d) for d in checks)]
-    out = write_result(args.out, model, reports)
+    reports = [validate(model, d).report() for d in checks]
+    out = write_result(args.out, result_file(model, reports))
     print_model(model)
     if reports:
         print_validation(reports)

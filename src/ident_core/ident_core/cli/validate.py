@@ -39,9 +39,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.csv:
         _write_csv(args.csv, v, model.robot.joint_names)
     if args.json:
-        print(json.dumps({'data': v.source, **v.metrics}))
+        print(json.dumps(v.report()))
     else:
-        print_validation([{'data': v.source, **v.metrics}])
+        print_validation([v.report()])
     return 0
 
 

@@ -185,7 +185,8 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     path = Path(path)
     if not path.exists():
         raise InputError(f'{path}: file not found')
-    stamps = readers.read_joint_states(path, topic).stamp
+    log = readers.read_joint_states(path, topic)
+    stamps = log.stamp
     spec = {'file': path.name, 'topic': topic}
     if window is not None:
         rows = np.flatnonzero((stamps >= window[0]) & (stamps <= window[1]))
@@ -194,22 +195,26 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
                              f'and {window[1]:.3f} s')
         spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
         stamps = stamps[rows[0]:rows[-1] + 1]
-    return _build(DatasetDescription(**spec), str(path), path.parent, None), stamps
+    return _build(DatasetDescription(**spec), str(path), path.parent, None, log), stamps
 
 
-def _build(spec: DatasetDescription, source: str, base: Path, default_joints) -> Dataset:
+def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
+           log: readers.JointStateLog | None = None) -> Dataset:
+    """The dataset of a description; ``log``: the bag's JointState messages, if already read."""
     try:
-        return _build_unchecked(spec, source, base, default_joints)
+        return _build_unchecked(spec, source, base, default_joints, log)
     except InputError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(source) else f'{source}: {message}') \
             from None
 
 
-def _build_unchecked(spec, source, base, default_joints) -> Dataset:
+def _build_unchecked(spec, source, base, default_joints, log) -> Dataset:
     data_file = _resolve(spec.file, base, 'file')
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
-        raw = _raw_from_bag(spec, data_file)
+        if log is None:
+            log = readers.read_joint_states(data_file, spec.topic)
+        raw = _raw_from_bag(spec, log)
     else:
         raw = _raw_from_tables(spec, data_file, base, default_joints)
     raw = _select_rows(raw, spec.rows)
@@ -309,8 +314,7 @@ def _time_column(tspec: TimeSpec, table, rows: int) -> np.ndarray:
     return values * tspec.scale
 
 
-def _raw_from_bag(spec: DatasetDescription, path) -> dict:
-    log = readers.read_joint_states(path, spec.topic)
+def _raw_from_bag(spec: DatasetDescription, log: readers.JointStateLog) -> dict:
     joints = spec.joints or log.names
     missing = [j for j in joints if j not in log.names]
     if missing:

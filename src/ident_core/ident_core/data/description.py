@@ -27,10 +27,7 @@ from pydantic import Field, PositiveFloat
 
 from ..errors import InputError
 from ..model.transmission import Transmission
-from ..schema import Matrix, Schema, checked_array, per_joint
-
-Number = float
-PerJoint = Annotated[Number | list[Number], Field(union_mode='left_to_right')]
+from ..schema import Matrix, PerJoint, Schema, checked_array, per_joint
 
 
 class SignalSpec(Schema):

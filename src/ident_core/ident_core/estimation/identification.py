@@ -434,6 +434,16 @@ class Validation:
     measured: np.ndarray
     predicted: np.ndarray
 
+    def report(self) -> dict:
+        """The metrics labelled with the dataset, an entry of RESULT.yaml's ``validation``.
+
+        Returns
+        -------
+        dict
+            ``{'data': source, **metrics}``.
+        """
+        return {'data': self.source, **self.metrics}
+
 
 def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
     """Predict the torques of a dataset and compare them with its measured torques.

@@ -268,7 +268,7 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
     model : IdentifiedModel
         The identified model.
     validations : list of dict
-        ``{'data': source, **metrics.all_metrics(...)}`` per validation dataset.
+        ``Validation.report()`` per validation dataset.
 
     Returns
     -------
@@ -291,24 +291,22 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
         validation=[ValidationEntry(**_plain(v)) for v in validations])
 
 
-def write_result(path: str | Path, model: IdentifiedModel, validations: list[dict]) -> Path:
+def write_result(path: str | Path, result: ResultFile) -> Path:
     """Write RESULT.yaml atomically (an existing file is replaced only by a complete one).
 
     Parameters
     ----------
     path : str or Path
         Destination.
-    model : IdentifiedModel
-        The identified model.
-    validations : list of dict
-        As in ``result_file``.
+    result : ResultFile
+        The content (``result_file``).
 
     Returns
     -------
     Path
         ``path``.
     """
-    document = result_file(model, validations).model_dump(exclude_none=False)
+    document = result.model_dump()
     document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
     return write_atomic(path, dump_yaml(document))
 

@@ -47,7 +47,7 @@ from pydantic import Field, PositiveFloat, PositiveInt, PrivateAttr
 from ..files import read_yaml
 from ..model.regressor import RegressorSpec
 from ..optim.evolution import AnnealingConfig, GeneticConfig, SAGAConfig
-from ..schema import Schema, parse
+from ..schema import PerJoint, Schema, parse
 
 OBJECTIVES = ('cond', 'dopt')
 Vector3 = Annotated[list[float], Field(min_length=3, max_length=3)]
@@ -90,7 +90,7 @@ class LimitsConfig(Schema):
     """
 
     margin: float = Field(0.05, ge=0, lt=0.5)
-    acceleration: Annotated[float | list[float], Field(union_mode='left_to_right')] | None = None
+    acceleration: PerJoint | None = None
     joints: dict[str, JointLimitOverride] = {}
     torque: bool = False
     effort: dict[str, float] = {}
@@ -289,7 +289,7 @@ class ExcitationConfig(Schema):
     """
 
     harmonics: int = Field(6, ge=1, le=50)
-    period: float = Field(10.0, gt=0, allow_inf_nan=False)
+    period: float = Field(10.0, gt=0)
     periods: PositiveInt = 4
     objective: Literal[OBJECTIVES] = 'cond'
     samples: PositiveInt = 100

@@ -11,6 +11,7 @@ import pinocchio as pin
 from ..errors import InputError
 from ..model.robot import RobotModel
 from ..motion.limits import JointLimits
+from ..schema import per_joint
 from .collision import Clearance, CollisionModel
 from .config import ExcitationConfig
 
@@ -50,10 +51,9 @@ class Constraints:
             raise InputError(f'{src}: field limits.acceleration missing (rad/s², one value or '
                              f'one per joint): a URDF has no acceleration limits')
         try:
-            acc = np.broadcast_to(np.asarray(lim.acceleration, float), (robot.n,))
-        except ValueError:
-            raise InputError(f'{src}: field limits.acceleration must be one number or '
-                             f'{robot.n} numbers') from None
+            acc = per_joint(lim.acceleration, robot.n, 'limits.acceleration')
+        except InputError as exc:
+            raise InputError(f'{src}: {exc}') from None
         overrides = {j: o.model_dump(exclude_none=True) for j, o in lim.joints.items()}
         try:
             limits = JointLimits.from_robot(robot, acc, overrides=overrides)

@@ -65,8 +65,8 @@ class TrajectoryFile(Schema):
     format: Literal[FORMAT] = FORMAT
     name: str | None = None
     joint_names: list[str] = Field(min_length=1)
-    wf: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    period: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    wf: float | None = Field(default=None, gt=0)
+    period: float | None = Field(default=None, gt=0)
     periods: PositiveInt = 1
     q0: list[float] = Field(description='offsets per joint, rad or m')
     a: list[list[float]] = Field(description='sine coefficients, joints x harmonics, rad/s')

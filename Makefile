@@ -37,7 +37,8 @@ demo-tx40: setup
 	    --out output/staubli_tx40/result.yaml
 
 bench: setup
-	$(ENV) pip install -q -r benchmarks/requirements.txt && python benchmarks/bench_identify.py \
+	$(ENV) pip install -q -r benchmarks/requirements.txt \
+	    && python benchmarks/bench_identify.py --both \
 	    && python benchmarks/bench_real_data.py && python benchmarks/bench_excitation.py
 
 clean:

@@ -8,7 +8,8 @@ time, and whether every run was feasible (independent check of every constraint 
 grid) and within the budget. GA figures are the GA stage of the GA + local runs (the same GA,
 same seed, as ``--optimizer ga`` while the budget does not cut it short: ``stopped`` tells).
 Then the Table 1 trajectory of payload_identification_2017 against an optimised one on the
-6-axis arm (same period, 5 s).
+6-axis arm (same period, 5 s). Small matrices only: BLAS runs on one thread (multithreaded, it
+is slower here, and much slower on a busy machine; ``ident_core.threads``).
 
 Goals: GA + local ≥ 5× lower condition number than random best-of-200; 7-DOF arms below 121.9
 (Gaz et al. 2019, Panda, classical Fourier trajectory); 100 % feasible; within the budget.
@@ -17,13 +18,9 @@ Goals: GA + local ≥ 5× lower condition number than random best-of-200; 7-DOF 
 """
 from __future__ import annotations
 
-import os
-
-# Small matrices only: multithreaded BLAS is slower here, and much slower on a busy machine.
-os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
-
 import argparse
 import importlib.metadata
+import os
 import statistics
 import sys
 import time
@@ -34,6 +31,7 @@ from ident_core.excitation.fourier import load_trajectory
 from ident_core.excitation.optimize import optimize_excitation
 from ident_core.excitation.problem import ExcitationProblem
 from ident_core.model.robot import load_robot
+from ident_core.threads import limit_blas_threads
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get('DATA_DIR', REPO.parent / 'shared' / 'data'))
@@ -171,6 +169,7 @@ def main() -> int:
     parser.add_argument('--budget', type=float, default=120.0)
     parser.add_argument('--robots', nargs='+', choices=list(ROBOTS), default=list(ROBOTS))
     args = parser.parse_args()
+    limit_blas_threads()
     failed = []
     for name in args.robots:
         loaded = ROBOTS[name]()

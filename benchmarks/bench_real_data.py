@@ -1,6 +1,7 @@
 """Accuracy on the real recordings of ../shared/data: KUKA LWR4+ splits and Stäubli TX40 70/30.
 
-Prints the validation metrics of each split (FloBaRoID's definitions) and the TX40 friction and
+Prints the validation metrics of each split and estimator (OLS, WLS, pc-wls; FloBaRoID's
+definitions), the physical consistency and total mass of the bodies, and the TX40 friction and
 rotor-inertia estimates next to the reference identification (TX40_config_reference_params.yaml).
 
     python benchmarks/bench_real_data.py [--data ../shared/data]
@@ -18,6 +19,7 @@ import yaml
 from ident_core.data.datasets import load_dataset
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.model.robot import load_robot
+from ident_core.threads import limit_blas_threads
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO / 'config' / 'datasets'
@@ -28,17 +30,25 @@ def kuka(data: Path) -> None:
     robot = load_robot(data / 'kuka_lwr4' / 'kuka_lwr4.urdf')
     runs = {i: load_dataset(DATASETS / 'kuka_lwr4' / f'measurements_{i}.yaml', robot.joint_names)
             for i in (1, 2, 3)}
+    urdf_mass = robot.standard_parameters()[0::10].sum()
     print('KUKA LWR4+ (FloBaRoID m1 → m2: 2.81 % relative, NRMS 0.18 %, abs. 0.72 N·m)')
-    print(f'{"split":<8} {"estimator":<9} {"rel. err %":>10} {"NRMS %":>8} {"abs. N·m":>9} '
-          f'{"cond":>7} {"time s":>7}')
-    for estimator in ('wls', 'ols'):
-        for train, test in ((1, 2), (1, 3), (3, 1)):
+    print(f'{"split":<12} {"estimator":<9} {"rel. err %":>10} {"NRMS %":>8} {"abs. N·m":>9} '
+          f'{"cond":>7} {"physical":>8} {"mass kg":>8} {"time s":>7}')
+    for train, test in (((1,), 2), ((1,), 3), ((3,), 1), ((1, 2), 3)):
+        for estimator in ('ols', 'wls', 'pc-wls'):
             t0 = time.perf_counter()
-            model = identify(robot, [runs[train]], IdentificationConfig(estimator=estimator))
+            model = identify(robot, [runs[i] for i in train],
+                             IdentificationConfig(estimator=estimator))
             m = validate(model, runs[test]).metrics
-            print(f'm{train} → m{test}  {estimator:<9} {m["relative_error_percent"]:>10.2f} '
+            links = model.links()
+            physical = sum(k.physically_consistent for k in links)
+            split = '+'.join(f'm{i}' for i in train) + f' → m{test}'
+            print(f'{split:<12} {estimator:<9} {m["relative_error_percent"]:>10.2f} '
                   f'{m["nrms_percent"]:>8.3f} {m["absolute_error"]:>9.3f} '
-                  f'{model.stats["condition_number"]:>7.0f} {time.perf_counter() - t0:>7.2f}')
+                  f'{model.stats["condition_number"]:>7.0f} {physical:>6}/{len(links)} '
+                  f'{sum(k.mass for k in links):>8.2f} {time.perf_counter() - t0:>7.2f}')
+    print(f'URDF total mass {urdf_mass:.2f} kg; "mass": sum of the identified body masses '
+          "(OLS/WLS: the standard parameters nearest to the URDF's)")
 
 
 def tx40(data: Path) -> None:
@@ -49,8 +59,14 @@ def tx40(data: Path) -> None:
     t0 = time.perf_counter()
     model = identify(robot, [first], IdentificationConfig(rotor_inertia=True))
     m = validate(model, last).metrics
+    elapsed = time.perf_counter() - t0
+    wls = validate(identify(robot, [first], IdentificationConfig(rotor_inertia=True,
+                                                                 estimator='wls')), last)
     print(f'\nStäubli TX40, identify on the first 70 %, validate on the last 30 % '
-          f'({time.perf_counter() - t0:.2f} s, cond {model.stats["condition_number"]:.0f})')
+          f'({model.config.estimator}, {elapsed:.2f} s, '
+          f'cond {model.stats["condition_number"]:.0f}, '
+          f'{sum(k.physically_consistent for k in model.links())}/{robot.n} bodies physical; '
+          f'WLS: {wls.metrics["relative_error_percent"]:.2f} %)')
     print(f'relative error {m["relative_error_percent"]:.2f} %, NRMS {m["nrms_percent"]:.3f} %, '
           f'abs. error {m["absolute_error"]:.3f}, RMSE per joint '
           + ' '.join(f'{x:.3f}' for x in m['rmse']))
@@ -74,6 +90,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--data', type=Path, default=REPO.parent / 'shared' / 'data')
     args = parser.parse_args()
+    limit_blas_threads()
     found = False
     if (args.data / 'kuka_lwr4' / 'measurements_1.npz').is_file():
         kuka(args.data)

@@ -14,7 +14,8 @@ SRC = Path(__file__).resolve().parents[1] / 'src'
 # Python modules that are not ROS packages → their rosdep key (None: pip only, no rosdep key)
 ROSDEP = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-yaml',
           'pinocchio': 'pinocchio', 'coal': 'pinocchio', 'pydantic': 'python3-pydantic',
-          'tqdm': 'python3-tqdm', 'rosbags': None, 'setuptools': None, 'pytest': None}
+          'tqdm': 'python3-tqdm', 'threadpoolctl': 'python3-threadpoolctl', 'cvxpy': None,
+          'rosbags': None, 'setuptools': None, 'pytest': None}
 PYTHON_PACKAGES = sorted(p.parent for p in SRC.glob('*/setup.py'))
 
 

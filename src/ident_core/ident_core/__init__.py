@@ -14,8 +14,8 @@ One subpackage per area of the method (docs/methods.md):
 
 Payload identification and torque estimation will be areas of their own (``payload``,
 ``torque``), next to ``friction``. Shared: ``errors`` (the exceptions), ``schema`` (file formats
-as pydantic models), ``files`` (YAML in, atomic writes out). Subpackages import nothing on
-their own: import the module you use, e.g.
+as pydantic models), ``files`` (YAML in, atomic writes out), ``threads`` (the BLAS thread
+limit). Subpackages import nothing on their own: import the module you use, e.g.
 ``from ident_core.estimation.identification import identify``.
 """
 

@@ -29,7 +29,7 @@ def test_core_is_organised_by_area():
     for area in AREAS:
         assert (CORE / area / '__init__.py').is_file(), area
     flat = sorted(p.name for p in CORE.glob('*.py'))
-    assert flat == ['__init__.py', 'errors.py', 'files.py', 'schema.py']
+    assert flat == ['__init__.py', 'errors.py', 'files.py', 'schema.py', 'threads.py']
 
 
 def test_subpackages_import_nothing_on_their_own():
@@ -39,7 +39,7 @@ def test_subpackages_import_nothing_on_their_own():
         imports = _imports(init)
         if init.parent.name == 'cli':
             assert all(n in ('argparse', 'importlib', 'sys', 'warnings', '__future__',
-                             '..errors') for n in imports), imports
+                             '..errors', '..threads') for n in imports), imports
         else:
             assert imports == [], (init, imports)
 

@@ -2,13 +2,15 @@
 joint order. Data: the synthetic 20 s, 100 Hz recording of the 6-axis test robot (conftest.py)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from datafiles import JOINTS, description, write_csv, write_yaml
 
 from ident_core.data.datasets import DataWarning, load_dataset
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.identification import IdentificationConfig, identify, preprocess
 from ident_core.model.transmission import Transmission
 
 
@@ -99,11 +101,16 @@ def jittery_stamps(n, period=0.01, seed=0):
     return 100.0 + period * np.arange(n) + rng.uniform(0, 0.003, n)
 
 
-def test_fixed_rate_clock_recovers_uniform_stamps(csv_case):
+def test_fixed_rate_clock_recovers_uniform_stamps(csv_case, six_axis):
     stamps = jittery_stamps(len(csv_case.t))
-    with pytest.warns(DataWarning, match='fixed_rate'):
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', DataWarning)      # the summary line replaced the warning
         raw = load_dataset(csv_case.variant('jitter', t=stamps))
     assert np.std(np.diff(raw.t)) > 5e-4                 # the stamps do jitter
+    # time.clock: auto finds the controller's clock behind them
+    summary = preprocess(raw, six_axis, IdentificationConfig()).summary
+    assert summary[0].startswith('jitter.yaml: fixed-rate clock 100 Hz (logger stamps jitter'), \
+        summary
 
     d = load_dataset(csv_case.variant('fixed', t=stamps,
                                       update={'time': {'column': 't', 'clock': 'fixed_rate'}}))

@@ -109,7 +109,14 @@ class IdentificationNode(lifecycle.GracefulNode):
             For a bad recording or settings (the message names the bag and the problem).
         """
         model = identify(self.robot, [self._load(bag)], self.config)
-        validations = [validate(model, self._load(other)).report() for other in validation_bags]
+        for line in model.stats['preprocessing']:
+            self.get_logger().info(line)
+        validations = []
+        for other in validation_bags:
+            check = validate(model, self._load(other))
+            for line in check.preprocessing:
+                self.get_logger().info(line)
+            validations.append(check.report())
         path = Path(result_path) if result_path else Path(str(Path(bag)) + '.result.yaml')
         result = result_file(model, validations)
         write_result(path, result)

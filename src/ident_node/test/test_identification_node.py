@@ -94,7 +94,7 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
         spin_until(parameters.service_is_ready, 'the parameter service')
         answer = parameters.call_async(GetParameters.Request(names=['estimator']))
         spin_until(answer.done, 'the answer of the parameter service while identifying')
-        assert answer.result().values[0].string_value == 'wls'
+        assert answer.result().values[0].string_value == 'pc-wls'
         assert node.busy and not first.done() and not second.done()
         release.set()
         spin_until(first.done, 'the identification')

@@ -23,6 +23,8 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from ident_core.threads import limit_blas_threads
+
 SHUTDOWN_TIMEOUT = 10.0
 TEARDOWN_TIMEOUT = 5.0
 SPIN_PERIOD = 0.05
@@ -69,8 +71,11 @@ class GracefulNode(Node):
 def run(node_class, args=None, **kwargs) -> int:
     """Create a node, spin it until it finishes, tear it down.
 
-    Errors raised while constructing the node (bad parameters, files) are printed on one line
-    and give exit code 2.
+    BLAS runs on one thread for the rest of the process (``ident_core.threads``): the nodes'
+    work in worker threads (identification, excitation optimisation, simulation steps) is small
+    factorisations that multithreaded BLAS only slows down on a busy machine. Errors raised
+    while constructing the node (bad parameters, files, a bad ``ROBOT_IDENT_BLAS_THREADS``) are
+    printed on one line and give exit code 2.
 
     Parameters
     ----------
@@ -94,6 +99,7 @@ def run(node_class, args=None, **kwargs) -> int:
     node = None
     try:
         try:
+            limit_blas_threads()
             node = node_class(**kwargs)
         except ValueError as exc:      # bad parameters or files (InputError is a ValueError)
             print(f'{node_class.__name__}: error: {exc}', file=sys.stderr)

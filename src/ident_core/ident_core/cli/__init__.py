@@ -4,9 +4,11 @@
     robot-ident validate --model RESULT.yaml --data D [--csv PRED.csv] [--json]
     robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
+    robot-ident export-urdf --model RESULT.yaml --out ROBOT.urdf [--force]
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
-one line ``robot-ident: error: ...`` on stderr and exit with code 2.
+one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
+(``ROBOT_IDENT_BLAS_THREADS``, see ``ident_core.threads``).
 """
 from __future__ import annotations
 
@@ -16,11 +18,13 @@ import sys
 import warnings
 
 from ..errors import IdentError
+from ..threads import limit_blas_threads
 
 VERBS = {
     'identify': 'identify base parameters, friction and rotor inertia from recordings',
     'validate': 'predict the torques of a recording with an identified model',
     'excite': 'optimise (or evaluate) an excitation trajectory',
+    'export-urdf': 'write the URDF with the identified inertias, friction and rotor inertia',
 }
 
 
@@ -43,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(verb).parse_args(argv)
     warnings.showwarning = _show_warning
     try:
-        return args.run(args)
+        with limit_blas_threads():
+            return args.run(args)
     except IdentError as exc:
         print(f'robot-ident: error: {exc}', file=sys.stderr)
         return 2
@@ -69,7 +74,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     for name, text in VERBS.items():
         p = sub.add_parser(name, help=text, description=text)
         if name == verb:
-            importlib.import_module(f'{__name__}.{name}').add_arguments(p)
+            importlib.import_module(f'{__name__}.{name.replace("-", "_")}').add_arguments(p)
     return parser
 
 

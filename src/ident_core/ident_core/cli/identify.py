@@ -46,8 +46,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--decimate', type=int, metavar='K',
                         help='parallel decimation factor (default 0: automatic, to the filter '
                              'bandwidth; 1: none)')
-    parser.add_argument('--use-recorded-velocity', action='store_true', default=None,
-                        help='use recorded velocities instead of differentiating positions')
+    velocity = parser.add_mutually_exclusive_group()
+    velocity.add_argument('--use-recorded-velocity', dest='use_recorded_velocity',
+                          action='store_true', default=None,
+                          help='use recorded velocities instead of differentiating positions '
+                               '(default: when they agree with the derivative of the positions)')
+    velocity.add_argument('--no-recorded-velocity', dest='use_recorded_velocity',
+                          action='store_false', default=None,
+                          help='differentiate positions even when velocities are recorded')
+    parser.add_argument('--prior-weight', type=float, metavar='W',
+                        help='pc-wls: weight of the prior toward the URDF (default: chosen on '
+                             'held-out data)')
+    parser.add_argument('--total-mass', type=float, metavar='KG',
+                        help='pc-wls: the sum of the body masses, when known')
+    parser.add_argument('--mass-tolerance', type=float, metavar='FRACTION',
+                        help="pc-wls: body masses within this fraction of the URDF's (0.2: "
+                             '±20 %%)')
+    parser.add_argument('--com-in-collision-box', action='store_true', default=None,
+                        help='pc-wls: centres of mass inside the collision geometry boxes')
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
     parser.set_defaults(run=_run)
 
@@ -78,13 +94,30 @@ def _run(args: argparse.Namespace) -> int:
         train, held_out = [a for a, _ in parts], [b for _, b in parts]
     checks = held_out + [load_dataset(p, robot.joint_names) for p in args.validate]
     model = identify(robot, train, config)
-    reports = [validate(model, d).report() for d in checks]
+    validations = [validate(model, d) for d in checks]
+    reports = [v.report() for v in validations]
     out = write_result(args.out, result_file(model, reports))
+    print_preprocessing(model.stats['preprocessing']
+                        + [line for v in validations for line in v.preprocessing])
     print_model(model)
     if reports:
         print_validation(reports)
     print(f'\nresult written to {out}')
     return 0
+
+
+def print_preprocessing(lines: list[str]) -> None:
+    """Print what the preprocessing did, one line per dataset and decision.
+
+    Parameters
+    ----------
+    lines : list of str
+        ``Processed.summary`` lines.
+    """
+    for line in lines:
+        print(line)
+    if lines:
+        print()
 
 
 def print_model(model) -> None:
@@ -113,3 +146,27 @@ def print_model(model) -> None:
                                          for c in cells))
     print('identification residual RMS per joint (N·m): '
           + ' '.join(f'{x:.3g}' for x in st['residual_rms']))
+    print_links(model)
+
+
+def print_links(model) -> None:
+    """Print mass, centre of mass and physical consistency of every body.
+
+    Parameters
+    ----------
+    model : IdentifiedModel
+        The identified model.
+    """
+    links = model.links()
+    if not links:
+        return
+    weight = model.stats.get('prior_weight')
+    source = (f'pc-wls, prior weight {weight:g}' if weight is not None
+              else "nearest to the URDF's, for these base parameters")
+    print(f'\nstandard parameters per body ({source})')
+    print(f'{"link":<16}{"mass kg":>10}  {"centre of mass (m), link frame":<30} physical')
+    for k in links:
+        com = ' '.join(f'{x:>9.4f}' for x in k.com)
+        physical = 'yes' if k.physically_consistent else 'NO'
+        print(f'{k.link:<16}{k.mass:>10.4g}  {com:<30} {physical}')
+    print(f'{"total":<16}{sum(k.mass for k in links):>10.4g}')

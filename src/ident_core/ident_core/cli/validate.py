@@ -41,6 +41,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(v.report()))
     else:
+        for line in v.preprocessing:
+            print(line)
         print_validation([v.report()])
     return 0
 

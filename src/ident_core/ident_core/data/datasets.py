@@ -3,8 +3,9 @@
 A recording is read from a dataset description (``description``: which file holds which signal),
 from an ``.npz`` with the keys ``times``, ``positions``, ``torques`` (``velocities`` optional), or
 from a rosbag2 folder or ``.mcap``/``.db3`` file (``sensor_msgs/JointState`` on
-``/joint_states``). Every problem raises ``InputError`` naming the file and the field, row or
-joint at fault.
+``/joint_states``). Rows that repeat the previous row exactly (a logger that read the same
+controller cycle twice) are dropped; the time base is worked out later (``timing``). Every problem
+raises ``InputError`` naming the file and the field, row or joint at fault.
 """
 from __future__ import annotations
 
@@ -23,17 +24,16 @@ from ..model.transmission import Transmission
 from ..schema import parse, per_joint
 from . import readers
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
-from .signal_processing import check_time, fixed_rate_clock, jitter
+from .signal_processing import check_time, fixed_rate_clock
 
 SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
 ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
-JITTER_WARNING = 0.05
 BAG_SUFFIXES = ('.mcap', '.db3')
 
 
 class DataWarning(UserWarning):
-    """A recoverable problem with the data (dropped rows, jittery time stamps)."""
+    """A recoverable problem with the data (dropped rows)."""
 
 
 @dataclass
@@ -47,7 +47,8 @@ class Dataset:
     joint_names : list of str
         (n,) column order.
     t : (N,) ndarray
-        Time [s] from 0, strictly increasing.
+        Time [s] from 0, strictly increasing: the stamps (rows that repeated the previous row
+        exactly are dropped), or the fixed-rate clock for ``time.clock: fixed_rate``.
     position : (N, n) ndarray
         [rad or m].
     velocity : (N, n) ndarray or None
@@ -58,6 +59,10 @@ class Dataset:
         The motor-to-joint transmission the data went through.
     cutoff_hz : float or None
         The description's low-pass cut-off [Hz].
+    clock : {'auto', 'stamps', 'fixed_rate'}
+        The description's ``time.clock`` (see ``timing``).
+    repeats : (N,) ndarray of int or None
+        Rows dropped after each row because they repeated it exactly; None: none.
     """
 
     source: str
@@ -68,11 +73,18 @@ class Dataset:
     effort: np.ndarray
     transmission: Transmission
     cutoff_hz: float | None = None
+    clock: str = 'auto'
+    repeats: np.ndarray | None = None
 
     @property
     def samples(self) -> int:
         """Number of samples N."""
         return len(self.t)
+
+    @property
+    def repeated(self) -> int:
+        """Number of rows dropped on loading as exact repeats of the previous row."""
+        return 0 if self.repeats is None else int(self.repeats.sum())
 
     def aligned(self, robot: RobotModel) -> Dataset:
         """The same data with columns (and the transmission) in the robot's joint order.
@@ -115,7 +127,8 @@ class Dataset:
             parts.append(replace(
                 self, source=f'{self.source}[{tag} {100 * share:.0f}%]', t=self.t[sl],
                 position=self.position[sl], effort=self.effort[sl],
-                velocity=None if self.velocity is None else self.velocity[sl]))
+                velocity=None if self.velocity is None else self.velocity[sl],
+                repeats=None if self.repeats is None else self.repeats[sl]))
         return parts[0], parts[1]
 
 
@@ -142,15 +155,16 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
     path = Path(path)
     if path.suffix in ('.yaml', '.yml'):
         spec = parse(DatasetDescription, read_yaml(path, 'dataset description'), path)
-        return _build(spec, str(path), path.parent, default_joints)
+        return _build(spec, str(path), path.parent, default_joints)[0]
     if path.suffix == '.npz':
         spec = {'file': path.name, 'time': {'key': 'times'}, 'position': {'key': 'positions'},
                 'effort': {'key': 'torques'}}
         if path.is_file() and 'velocities' in readers.read_npz(path):
             spec['velocity'] = {'key': 'velocities'}
-        return _build(DatasetDescription(**spec), str(path), path.parent, default_joints)
+        return _build(DatasetDescription(**spec), str(path), path.parent, default_joints)[0]
     if path.is_dir() or path.suffix in BAG_SUFFIXES:
-        return _build(DatasetDescription(file=path.name), str(path), path.parent, default_joints)
+        return _build(DatasetDescription(file=path.name), str(path), path.parent,
+                      default_joints)[0]
     if not path.exists():
         raise InputError(f'{path}: file not found')
     raise InputError(f'{path}: unknown data format (expected a .yaml description, an .npz, or a '
@@ -186,21 +200,21 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     if not path.exists():
         raise InputError(f'{path}: file not found')
     log = readers.read_joint_states(path, topic)
-    stamps = log.stamp
     spec = {'file': path.name, 'topic': topic}
     if window is not None:
-        rows = np.flatnonzero((stamps >= window[0]) & (stamps <= window[1]))
+        rows = np.flatnonzero((log.stamp >= window[0]) & (log.stamp <= window[1]))
         if not len(rows):
             raise InputError(f'{path}: no {topic} message between the stamps {window[0]:.3f} '
                              f'and {window[1]:.3f} s')
         spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
-        stamps = stamps[rows[0]:rows[-1] + 1]
-    return _build(DatasetDescription(**spec), str(path), path.parent, None, log), stamps
+    dataset, kept = _build(DatasetDescription(**spec), str(path), path.parent, None, log)
+    return dataset, log.stamp[kept]
 
 
 def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
-           log: readers.JointStateLog | None = None) -> Dataset:
-    """The dataset of a description; ``log``: the bag's JointState messages, if already read."""
+           log: readers.JointStateLog | None = None) -> tuple[Dataset, np.ndarray]:
+    """The dataset of a description and the indices of the data rows it kept; ``log``: the
+    bag's JointState messages, if already read."""
     try:
         return _build_unchecked(spec, source, base, default_joints, log)
     except InputError as exc:
@@ -209,7 +223,7 @@ def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
             from None
 
 
-def _build_unchecked(spec, source, base, default_joints, log) -> Dataset:
+def _build_unchecked(spec, source, base, default_joints, log) -> tuple[Dataset, np.ndarray]:
     data_file = _resolve(spec.file, base, 'file')
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
         if log is None:
@@ -217,18 +231,22 @@ def _build_unchecked(spec, source, base, default_joints, log) -> Dataset:
         raw = _raw_from_bag(spec, log)
     else:
         raw = _raw_from_tables(spec, data_file, base, default_joints)
+    raw['row'] = np.arange(len(raw['time']))
     raw = _select_rows(raw, spec.rows)
     n = len(raw['joints'])
     tr = transmission_from_spec(spec.transmission, n) if spec.transmission \
         else Transmission.identity(n)
     raw = _drop_invalid(raw, spec.drop_invalid_rows, source, tr)
-    t = _clock(raw['time'], spec.time or TimeSpec(), source)
+    raw, repeats = _drop_repeats(raw, source)
+    tspec = spec.time or TimeSpec()
+    t = _clock(raw['time'], tspec, source)
     velocity = raw.get('velocity')
-    return Dataset(source=source, joint_names=raw['joints'], t=t,
-                   position=tr.joint_positions(raw['position']),
-                   velocity=None if velocity is None else tr.joint_velocities(velocity),
-                   effort=tr.joint_torques(raw['effort']), transmission=tr,
-                   cutoff_hz=spec.cutoff_hz)
+    dataset = Dataset(source=source, joint_names=raw['joints'], t=t,
+                      position=tr.joint_positions(raw['position']),
+                      velocity=None if velocity is None else tr.joint_velocities(velocity),
+                      effort=tr.joint_torques(raw['effort']), transmission=tr,
+                      cutoff_hz=spec.cutoff_hz, clock=tspec.clock, repeats=repeats)
+    return dataset, raw['row']
 
 
 def _resolve(value: str, base: Path, field: str) -> Path:
@@ -386,13 +404,41 @@ def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
     return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
 
 
+def _drop_repeats(raw: dict, source: str) -> tuple[dict, np.ndarray | None]:
+    """Drop the rows whose every signal equals the previous row's exactly (a logger that read
+    the same controller cycle twice), whatever their stamps. Returns the rows and the count of
+    rows dropped after each kept row (None if none). Stamps must not decrease; once the repeats
+    are gone, they must strictly increase."""
+    t = raw['time']
+    if len(t) < 2:
+        return raw, None
+    backwards = np.flatnonzero(np.diff(t) < 0)
+    if len(backwards):
+        r = backwards[0]
+        raise InputError(f'{source}: decreasing time stamp at row {r + 1} ({float(t[r])!r} then '
+                         f'{float(t[r + 1])!r}); time must increase')
+    same = np.ones(len(t) - 1, dtype=bool)
+    for field in SIGNALS:
+        if raw.get(field) is not None:
+            same &= np.all(raw[field][1:] == raw[field][:-1], axis=1)
+    keep = np.concatenate([[True], ~same])
+    kept = np.flatnonzero(keep)
+    repeats = np.diff(np.append(kept, len(t))) - 1 if same.any() else None
+    raw = {k: v if k == 'joints' or v is None else v[keep] for k, v in raw.items()}
+    t = raw['time']
+    stuck = np.flatnonzero(np.diff(t) == 0)
+    if len(stuck):
+        r = stuck[0]
+        raise InputError(f'{source}: duplicated time stamp at row {kept[r + 1]} '
+                         f'({float(t[r])!r} twice) with a different state; time must strictly '
+                         'increase (only rows that repeat the previous row exactly may share its '
+                         'stamp)')
+    return raw, repeats
+
+
 def _clock(t: np.ndarray, tspec: TimeSpec, source: str) -> np.ndarray:
     if tspec.clock == 'fixed_rate':
         t = fixed_rate_clock(t, source)
         return t - t[0]
     check_time(t, source)
-    if len(t) > 2 and jitter(t) > JITTER_WARNING:
-        warnings.warn(f'{source}: sample intervals jitter by {100 * jitter(t):.0f} % '
-                      '(std/median); if a fixed-rate controller took the samples and only the '
-                      'logger stamps jitter, set time.clock: fixed_rate', DataWarning, stacklevel=2)
     return t - t[0]

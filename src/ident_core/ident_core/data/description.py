@@ -5,6 +5,7 @@ Example (CSV, motor-side data through a transmission)::
     joints: [joint_1, joint_2]          # URDF joint names in column order
     file: log.csv                       # relative to this YAML; ${VAR} expands
     time: {column: 0, scale: 0.001}     # or {key: times} (NPZ) or {sample_rate: 1000}
+                                        # clock: auto (default), stamps or fixed_rate
     position: {columns: [1, 2], scale: 1.0}
     velocity: {columns: [3, 4]}         # optional
     effort: {columns: [5, 6], scale: [0.5, 0.5], file: currents.csv}
@@ -12,6 +13,15 @@ Example (CSV, motor-side data through a transmission)::
     drop_invalid_rows: false            # drop leading/trailing NaN/inf/absurd rows (warning)
     cutoff_hz: 10                       # optional low-pass cut-off for this recording
     transmission: {gear_ratios: [100, 100], coupling: [[1, 0, 50]]}
+
+Rows that repeat the previous row exactly (every signal equal, whatever the stamp) are dropped
+on loading; stamps must otherwise strictly increase. ``time.clock`` says how to read the stamps
+(``timing``): ``auto`` detects the nominal rate and whether the rows are the cycles of a
+fixed-rate controller whose logger stamps jitter (then the rows are put back on those cycles) or
+samples at irregular moments (then they are resampled by their stamps onto a uniform grid);
+either way gaps are bridged or, when too long, split the log. ``stamps`` trusts the stamps;
+``fixed_rate`` replaces them by the least-squares line ``t0 + k·T`` through them, and refuses
+gaps (a controller at a fixed rate whose logger lost no row).
 
 A rosbag2 needs only ``file`` (and ``topic``, default ``/joint_states``). The schema checks
 types and keys; what depends on the data (column counts, sizes per joint) is checked when the
@@ -64,8 +74,11 @@ class TimeSpec(Schema):
         Hz, when the log has no stamps.
     scale : float
         Factor to seconds (0.001 for ms).
-    clock : {'stamps', 'fixed_rate'}
-        ``fixed_rate`` replaces jittery logger stamps by the controller's fixed-rate clock.
+    clock : {'auto', 'stamps', 'fixed_rate'}
+        ``auto``: decide from the data whether the rows are a fixed-rate clock's cycles or
+        samples at their stamps (``timing``); ``stamps``: the stamps are the sample times
+        (resampled onto a uniform grid when irregular); ``fixed_rate``: the controller ran at a
+        fixed rate and dropped no sample, only the logger stamps jitter.
     source : {'header', 'receive'}
         For a rosbag2: the messages' header stamps or the bag's receive times.
     """
@@ -74,7 +87,7 @@ class TimeSpec(Schema):
     key: str | None = None
     sample_rate: PositiveFloat | None = None
     scale: float = 1.0
-    clock: Literal['stamps', 'fixed_rate'] = 'stamps'
+    clock: Literal['auto', 'stamps', 'fixed_rate'] = 'auto'
     source: Literal['header', 'receive'] = 'header'
 
 

@@ -1,10 +1,12 @@
 """Signal processing before identification (docs/methods.md §3).
 
-Positions and torques are low-pass filtered with a zero-phase Butterworth filter (``sosfiltfilt``,
-no lag between q and tau); velocities and accelerations are central differences of the filtered
-positions (payload_identification_2017 §1.3 and §4). Parallel decimation (Gautier) low-pass
-filters the regressor and the torques with the same filter before keeping every k-th sample, so
-the linear model ``tau = W chi`` still holds.
+The signals arrive on a uniform grid (``timing``: a log's rows put on its controller's cycles or
+resampled by their stamps, and split at gaps too long to bridge). Positions and torques are
+low-pass filtered with a zero-phase Butterworth filter (``sosfiltfilt``, no lag between q and
+tau); velocities and accelerations are central differences of the filtered positions
+(payload_identification_2017 §1.3 and §4). Parallel decimation (Gautier) low-pass filters the
+regressor and the torques with the same filter before keeping every k-th sample, so the linear
+model ``tau = W chi`` still holds.
 """
 from __future__ import annotations
 
@@ -14,22 +16,6 @@ import scipy.signal
 from ..errors import InputError
 
 MAX_GAP_PERIODS = 1.5
-
-
-def sample_rate(t: np.ndarray) -> float:
-    """Sample rate of time stamps (median interval).
-
-    Parameters
-    ----------
-    t : (N,) ndarray
-        Strictly increasing time stamps [s].
-
-    Returns
-    -------
-    float
-        [Hz].
-    """
-    return 1.0 / float(np.median(np.diff(t)))
 
 
 def check_time(t: np.ndarray, source: str) -> None:
@@ -90,25 +76,8 @@ def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:
     if len(gaps):
         raise InputError(f'{source}: gap of {np.diff(t)[gaps[0]] * 1e3:.2f} ms after row '
                          f'{gaps[0]} (period {period * 1e3:.2f} ms): samples were dropped, '
-                         'so time.clock: fixed_rate does not apply')
+                         'so time.clock: fixed_rate does not apply (auto bridges or splits gaps)')
     return t0 + period * k
-
-
-def jitter(t: np.ndarray) -> float:
-    """Relative jitter of the sample interval.
-
-    Parameters
-    ----------
-    t : (N,) ndarray
-        Time stamps [s], N ≥ 2.
-
-    Returns
-    -------
-    float
-        ``std(dt) / median(dt)``.
-    """
-    dt = np.diff(t)
-    return float(np.std(dt) / np.median(dt))
 
 
 def lowpass(x: np.ndarray, fs: float, cutoff_hz: float, order: int = 4) -> np.ndarray:
@@ -139,11 +108,27 @@ def lowpass(x: np.ndarray, fs: float, cutoff_hz: float, order: int = 4) -> np.nd
         raise InputError(f'filter cut-off {cutoff_hz} Hz must be in (0, {fs / 2:g}) Hz '
                          f'(half the {fs:g} Hz sample rate)')
     sos = scipy.signal.butter(order, cutoff_hz, fs=fs, output='sos')
-    padlen = 3 * (2 * len(sos) + 1)
+    padlen = filter_padding(order)
     if len(x) <= padlen:
         raise InputError(f'{len(x)} samples are too few for the order-{order} filter '
                          f'(needs more than {padlen})')
     return scipy.signal.sosfiltfilt(sos, x, axis=0)
+
+
+def filter_padding(order: int = 4) -> int:
+    """Samples ``lowpass`` pads each end with; it needs more samples than that.
+
+    Parameters
+    ----------
+    order : int
+        Filter order of one pass.
+
+    Returns
+    -------
+    int
+        ``3 · (2 · sections + 1)``, sections = ``ceil(order / 2)`` (scipy's default padding).
+    """
+    return 3 * (2 * ((order + 1) // 2) + 1)
 
 
 def differentiate(x: np.ndarray, t: np.ndarray) -> np.ndarray:

@@ -21,7 +21,8 @@ import scipy.linalg
 
 from ..errors import ExcitationError, InputError
 
-ESTIMATORS = ('ols', 'wls')
+#: Estimator names; ``pc-wls`` is in ``pc_wls`` (it needs the standard parameters).
+ESTIMATORS = ('ols', 'wls', 'pc-wls')
 EXCITATION_TOLERANCE = 1e-7
 
 
@@ -117,8 +118,9 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
        dynamic identification of robot", Control Engineering Practice 9(12):1361–1372, 2001,
        doi:10.1016/S0967-0661(01)00105-8.
     """
-    if method not in ESTIMATORS:
-        raise InputError(f'estimator {method!r} unknown (choose from {", ".join(ESTIMATORS)})')
+    if method not in ('ols', 'wls'):
+        raise InputError(f'estimator {method!r} unknown here (choose ols or wls; pc-wls is '
+                         'pc_wls.estimate_pc_wls)')
     n_samples, n, nb = w.shape
     if tau.shape != (n_samples, n) or (mask is not None and mask.shape != (n_samples, n)):
         raise InputError(f'torque array {tau.shape} or mask does not match the regressor, '

@@ -11,15 +11,18 @@ import numpy as np
 from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 
 from ..data.datasets import Dataset
+from ..data.recorded_velocity import check_velocity
 from ..data.signal_processing import (
     decimate_parallel,
     decimation_is_plain,
     differentiate,
+    filter_padding,
     lowpass,
-    sample_rate,
 )
+from ..data.timing import analyse
 from ..errors import IdentError, InputError
 from ..model.base_parameters import DEFAULT_RANK_TOLERANCE, BaseParameters, compute_base_parameters
+from ..model.inertial import LinkInertial, collision_boxes, link_inertials
 from ..model.regressor import FrictionModel, Regressor, RegressorSpec
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission
@@ -43,15 +46,17 @@ class IdentificationConfig(Schema):
         Friction model per actuator.
     rotor_inertia : bool
         Identify one rotor inertia per actuator.
-    estimator : {'ols', 'wls'}
-        Least-squares estimator.
+    estimator : {'ols', 'wls', 'pc-wls'}
+        Least-squares estimator; ``pc-wls``: WLS over the standard parameters subject to
+        physical consistency (``pc_wls``).
     cutoff_hz : float or None
         Low-pass cut-off of positions and torques [Hz]; None: the dataset's ``cutoff_hz``,
         else 10 Hz.
     filter_order : int
         Butterworth order of one pass.
-    use_recorded_velocity : bool
-        Use the recorded velocity (filtered) instead of differentiating q.
+    use_recorded_velocity : bool or None
+        Use the recorded velocity (filtered) instead of differentiating q; None: use it when
+        the log carries one that agrees with the derivative of q (``recorded_velocity``).
     decimate : int
         Parallel decimation factor; 1: none; 0: automatic, the largest factor whose
         anti-alias filter (0.8 × new Nyquist) stays above ``cutoff_hz``. Filtered residuals
@@ -66,19 +71,28 @@ class IdentificationConfig(Schema):
         acting on it are left out of the estimation (0: keep all). Around a reversal, joints
         stick for a moment and ``fc sign(qd)`` does not hold; the low-pass filter spreads that
         error over about one cut-off period (``1 / cutoff_hz`` is a good window).
+    prior_weight : float or None
+        pc-wls: weight of the prior toward the URDF; None: chosen on held-out data.
+    total_mass : float or None
+        pc-wls: the sum of the body masses [kg], when known (e.g. weighed).
+    mass_tolerance : float or None
+        pc-wls: each body's mass within this fraction of the URDF's (0.2: ±20 %).
+    com_in_collision_box : bool
+        pc-wls: each body's centre of mass inside the box around its collision geometry.
     """
 
     friction: FrictionModel = Field(
         'coulomb-viscous-offset', description='friction model per actuator: none, '
         'coulomb-viscous or coulomb-viscous-offset')
     rotor_inertia: bool = Field(False, description='identify one rotor inertia per actuator')
-    estimator: Literal[ESTIMATORS] = Field('wls', description='least-squares estimator: ols '
-                                           'or wls')
+    estimator: Literal[ESTIMATORS] = Field('pc-wls', description='least-squares estimator: ols, '
+                                           'wls or pc-wls (physically consistent)')
     cutoff_hz: PositiveFloat | None = Field(
         None, description="low-pass cut-off of q and tau, Hz (unset: the dataset's, else 10)")
     filter_order: PositiveInt = Field(4, description='Butterworth order of one filter pass')
-    use_recorded_velocity: bool = Field(
-        False, description='filter the recorded velocity instead of differentiating q')
+    use_recorded_velocity: bool | None = Field(
+        None, description='filter the recorded velocity instead of differentiating q (unset: '
+        'when it agrees with dq/dt)')
     decimate: NonNegativeInt = Field(0, description='parallel decimation factor (0: automatic,'
                                      ' 1: none)')
     rank_tolerance: PositiveFloat = Field(DEFAULT_RANK_TOLERANCE,
@@ -86,6 +100,15 @@ class IdentificationConfig(Schema):
     seed: int = Field(0, description='seed of the random samples for the base parameters')
     reversal_window: NonNegativeFloat = Field(
         0.0, description='s: leave out joint equations this close to a velocity reversal')
+    prior_weight: PositiveFloat | None = Field(
+        None, description='pc-wls: weight of the prior toward the URDF (unset: chosen on '
+        'held-out data)')
+    total_mass: PositiveFloat | None = Field(
+        None, description='pc-wls: sum of the body masses, kg (unset: free)')
+    mass_tolerance: PositiveFloat | None = Field(
+        None, description="pc-wls: body masses within this fraction of the URDF's (unset: free)")
+    com_in_collision_box: bool = Field(
+        False, description='pc-wls: centres of mass inside the collision geometry boxes')
 
     @property
     def spec(self) -> RegressorSpec:
@@ -108,11 +131,16 @@ class Processed:
     order : int
         Butterworth order of one pass.
     trim : int
-        Samples to drop at each end once the regressor is built.
+        Samples to drop at each end of each piece once the regressor is built.
     t : (M,) ndarray
-        [s].
+        [s], uniform within each piece.
     q, qd, qdd, tau : (M, n) ndarray
         Filtered positions, velocities, accelerations and torques.
+    pieces : tuple of (int, int)
+        ``[start, stop)`` rows of the pieces the log was split into at gaps, each filtered and
+        differentiated on its own; empty: one piece.
+    summary : list of str
+        What the preprocessing did (time base, recorded velocity), one line each.
     """
 
     source: str
@@ -125,6 +153,18 @@ class Processed:
     qd: np.ndarray
     qdd: np.ndarray
     tau: np.ndarray
+    pieces: tuple[tuple[int, int], ...] = ()
+    summary: list[str] = field(default_factory=list)
+
+    def spans(self) -> list[tuple[int, int]]:
+        """The ``[start, stop)`` rows of each piece.
+
+        Returns
+        -------
+        list of (int, int)
+            ``pieces``, or the whole range.
+        """
+        return list(self.pieces) or [(0, len(self.t))]
 
     def decimation(self, requested: int) -> int:
         """The parallel decimation factor.
@@ -142,7 +182,7 @@ class Processed:
         return requested or max(1, math.floor(0.4 * self.fs / self.cutoff_hz))
 
     def trimmed(self, x: np.ndarray) -> np.ndarray:
-        """An array without the ``trim`` samples at each end.
+        """An array without the ``trim`` samples at each end of each piece.
 
         Parameters
         ----------
@@ -150,9 +190,9 @@ class Processed:
 
         Returns
         -------
-        (M − 2·trim, ...) ndarray
+        (M − 2·trim·pieces, ...) ndarray
         """
-        return x[self.trim:len(x) - self.trim]
+        return np.concatenate([x[a + self.trim:b - self.trim] for a, b in self.spans()])
 
     def reversal_mask(self, gear: np.ndarray, factor: int, window: float) -> np.ndarray:
         """Which joint equations lie away from velocity reversals.
@@ -173,29 +213,40 @@ class Processed:
             ``window`` of a sign change of the velocity of an actuator acting on it
             (``gear[m, j] != 0``).
         """
-        u = self.qd @ gear.T
-        t_rows = self.trimmed(self.t)[::factor]
+        near = np.concatenate([self._near_reversal(a, b, gear, factor, window)
+                               for a, b in self.spans()])
+        return ~(near.astype(float) @ (gear != 0).astype(float) > 0)
+
+    def _near_reversal(self, start, stop, gear, factor, window) -> np.ndarray:
+        """(rows, actuators) of one piece: within ``window`` of a velocity reversal."""
+        u = self.qd[start:stop] @ gear.T
+        t = self.t[start:stop]
+        t_rows = t[self.trim:len(t) - self.trim][::factor]
         near = np.zeros((len(t_rows), u.shape[1]), dtype=bool)
         for m in range(u.shape[1]):
             flips = np.flatnonzero(np.sign(u[1:, m]) != np.sign(u[:-1, m]))
-            crossings = 0.5 * (self.t[flips] + self.t[flips + 1])
+            crossings = 0.5 * (t[flips] + t[flips + 1])
             if len(crossings):
                 k = np.clip(np.searchsorted(crossings, t_rows), 1, len(crossings)) - 1
                 gap = np.minimum(np.abs(t_rows - crossings[k]),
                                  np.abs(t_rows - crossings[np.minimum(k + 1, len(crossings) - 1)]))
                 near[:, m] = gap < window
-        return ~(near.astype(float) @ (gear != 0).astype(float) > 0)
+        return near
 
 
 def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig) -> Processed:
-    """Filter, differentiate and trim a dataset (docs/methods.md §3).
+    """Resample, filter, differentiate and trim a dataset (docs/methods.md §3).
 
-    Positions and torques pass a zero-phase Butterworth low-pass; qd and qdd are central
-    differences of the filtered positions (or qd the filtered recorded velocity if asked).
+    The time base of the log is worked out first (``timing.analyse``): the rows go onto a uniform
+    grid at the nominal rate, on the fixed-rate controller's cycles or resampled by their stamps,
+    and the log is split into pieces at gaps too long to bridge; pieces too short for the filter
+    are dropped. On each piece, positions and torques pass a zero-phase Butterworth low-pass; qd
+    and qdd are central differences of the filtered positions, or qd the filtered recorded
+    velocity (``recorded_velocity``: when asked, or when it agrees with the derivative of q).
     ``trim`` is ``TRIM_PERIODS`` cut-off periods (``ceil(3 fs / cutoff)`` samples):
-    ``regression_data`` drops it at each end, where the filter's start-up transients and the
-    one-sided differences are inaccurate (with one period, simulated data still showed 10×
-    larger torque errors in the 0.2 s next to each end).
+    ``regression_data`` drops it at each end of each piece, where the filter's start-up
+    transients and the one-sided differences are inaccurate (with one period, simulated data
+    still showed 10× larger torque errors in the 0.2 s next to each end).
 
     Parameters
     ----------
@@ -209,6 +260,8 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
     Returns
     -------
     Processed
+        With one summary line on the time base and, when a velocity was recorded, one on its
+        use.
 
     Raises
     ------
@@ -217,29 +270,51 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         the cut-off is above Nyquist, or there are too few samples.
     """
     d = dataset.aligned(robot)
-    fs = sample_rate(d.t)
     cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
     order = config.filter_order
     if config.use_recorded_velocity and d.velocity is None:
         raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
+    base = analyse(d.t, d.position, cutoff_hz, source=d.source, clock=d.clock,
+                   repeated=d.repeated)
+    fs = base.rate
+    trim = math.ceil(TRIM_PERIODS * fs / cutoff_hz)
+    base = base.without_short(max(2 * trim, filter_padding(order)))
+    grids = [base.grid(piece) for piece in base.pieces]
     try:
-        q = lowpass(d.position, fs, cutoff_hz, order)
-        tau = lowpass(d.effort, fs, cutoff_hz, order)
-        qd = (lowpass(d.velocity, fs, cutoff_hz, order)
-              if config.use_recorded_velocity else differentiate(q, d.t))
+        q = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.position, True)]
+        tau = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.effort, False)]
+        qd = [differentiate(x, t) for x, t in zip(q, grids)]
+        summary = [base.summary()]
+        if d.velocity is not None:
+            recorded = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.velocity, True)]
+            qd, line = _velocity_choice(d, recorded, qd, grids, trim, cutoff_hz,
+                                        config.use_recorded_velocity)
+            summary.append(line)
     except InputError as exc:
         raise InputError(f'{d.source}: {exc}') from None
-    qdd = differentiate(qd, d.t)
-    trim = math.ceil(TRIM_PERIODS * fs / cutoff_hz)
-    if len(d.t) <= 2 * trim:
-        raise InputError(f'{d.source}: {len(d.t)} samples are too few for a {cutoff_hz:g} Hz '
-                         f'cut-off at {fs:g} Hz')
-    return Processed(d.source, fs, cutoff_hz, order, trim, d.t, q, qd, qdd, tau)
+    qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
+    stops = np.cumsum([len(g) for g in grids])
+    pieces = tuple((int(b - len(g)), int(b)) for b, g in zip(stops, grids))
+    return Processed(d.source, fs, cutoff_hz, order, trim, *(np.concatenate(x) for x in
+                     (grids, q, qd, qdd, tau)), pieces=pieces if len(pieces) > 1 else (),
+                     summary=summary)
+
+
+def _velocity_choice(d: Dataset, recorded, derived, grids, trim, cutoff_hz, use: bool | None):
+    """(qd pieces, summary line): the recorded velocity or the derivative of q."""
+    inner = [slice(trim, len(g) - trim) for g in grids]
+    acceleration = [differentiate(x, t) for x, t in zip(derived, grids)]
+    check = check_velocity(*(np.concatenate([x[s] for x, s in zip(xs, inner)])
+                             for xs in (recorded, derived, acceleration)), d.joint_names,
+                           cutoff_hz)
+    chosen = check.agrees if use is None else use
+    return (recorded if chosen else derived), check.summary(d.source, chosen, use is not None)
 
 
 def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
                     factor: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Base regressor and torques of preprocessed data, trimmed and decimated.
+    """Base regressor and torques of preprocessed data, trimmed and decimated (piece by piece,
+    stacked).
 
     Parallel filtering: the torques were low-pass filtered, so the Coulomb columns
     (``sign(qd)``, discontinuous) pass the same zero-phase filter; the other columns are smooth
@@ -265,15 +340,22 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
     tau : (M', n) ndarray
         Torques [N·m or N].
     """
-    rows = np.arange(p.trim, len(p.t) - p.trim)
+    parts = [_piece_regression(regressor, base, p, slice(a, b), factor) for a, b in p.spans()]
+    return tuple(np.concatenate(x) for x in zip(*parts))
+
+
+def _piece_regression(regressor, base, p: Processed, piece: slice, factor: int):
+    """``regression_data`` of one piece."""
+    q, qd, qdd, tau = p.q[piece], p.qd[piece], p.qdd[piece], p.tau[piece]
+    rows = np.arange(p.trim, len(q) - p.trim)
     plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
     kept = rows[::factor] if plain else rows
-    w = regressor.compute(p.q[kept], p.qd[kept], p.qdd[kept])[:, :, base.independent]
-    tau = p.tau[kept]
+    w = regressor.compute(q[kept], qd[kept], qdd[kept])[:, :, base.independent]
+    tau = tau[kept]
     coulomb = [i for i, c in enumerate(base.independent) if regressor.names[c].startswith('fc')]
     if coulomb:
         cols = base.independent[coulomb] - regressor.n_inertial
-        full = regressor.actuator_columns(p.qd, p.qdd)[:, :, cols]
+        full = regressor.actuator_columns(qd, qdd)[:, :, cols]
         w[:, :, coulomb] = lowpass(full, p.fs, p.cutoff_hz, p.order)[kept]
     if plain:
         return w, tau
@@ -298,6 +380,10 @@ class IdentifiedModel:
         Base parameters and their standard deviations.
     stats : dict
         Identification statistics (samples, condition number, residuals, data).
+    standard : (p,) ndarray or None
+        Standard parameters (regressor column order) behind ``values``: those of ``pc-wls``,
+        or for OLS and WLS the ones nearest to the URDF's (``standard_parameters_near``).
+        None for a model read from an older RESULT.yaml.
     """
 
     robot: RobotModel
@@ -307,6 +393,7 @@ class IdentifiedModel:
     values: np.ndarray
     std: np.ndarray
     stats: dict = field(default_factory=dict)
+    standard: np.ndarray | None = None
 
     @property
     def regressor(self) -> Regressor:
@@ -332,6 +419,18 @@ class IdentifiedModel:
         """
         w, tau = regression_data(self.regressor, self.base, processed)
         return w @ self.values, tau
+
+    def links(self) -> list[LinkInertial]:
+        """Mass, centre of mass, inertia and physical consistency of every body.
+
+        Returns
+        -------
+        list of LinkInertial
+            One per moving joint (empty when ``standard`` is None).
+        """
+        if self.standard is None:
+            return []
+        return link_inertials(self.robot, self.standard[:self.regressor.n_inertial])
 
     def actuator_values(self) -> dict[str, list]:
         """Rotor inertia and friction per actuator.
@@ -386,9 +485,10 @@ def identify(robot: RobotModel, datasets: list[Dataset],
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, config.spec, transmission)
     base = compute_base_parameters(regressor, seed=config.seed, tolerance=config.rank_tolerance)
-    w_parts, tau_parts, masks, factors = [], [], [], []
+    w_parts, tau_parts, masks, factors, summary = [], [], [], [], []
     for d in datasets:
         p = preprocess(d, robot, config)
+        summary += p.summary
         factors.append(p.decimation(config.decimate))
         w, tau = regression_data(regressor, base, p, factors[-1])
         masks.append(p.reversal_mask(regressor.gear, factors[-1], config.reversal_window))
@@ -396,7 +496,7 @@ def identify(robot: RobotModel, datasets: list[Dataset],
         tau_parts.append(tau)
     w, tau, mask = (np.concatenate(x) for x in (w_parts, tau_parts, masks))
     try:
-        est = estimate(w, tau, config.estimator, base.names, mask=mask)
+        est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)
     except IdentError as exc:
         rows = ', '.join(f'{d.source} ({d.samples} rows)' for d in datasets)
         raise type(exc)(f'{rows}: {exc}') from None
@@ -408,8 +508,144 @@ def identify(robot: RobotModel, datasets: list[Dataset],
              'condition_number': est.condition_number,
              'rank_gap': base.rank_gap,
              'residual_rms': metrics.rmse(predicted, tau).tolist(),
-             'relative_error_percent': metrics.relative_error_percent(predicted, tau)}
-    return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats)
+             'relative_error_percent': metrics.relative_error_percent(predicted, tau),
+             'preprocessing': summary, **extra}
+    return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats,
+                           standard)
+
+
+def run_estimator(regressor: Regressor, base: BaseParameters, w: np.ndarray, tau: np.ndarray,
+                  mask: np.ndarray | None, config: IdentificationConfig) -> tuple:
+    """Run the configured estimator on stacked regression data.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
+    w : (N, n, nb) ndarray
+        Base regressor.
+    tau : (N, n) ndarray
+        Joint torques [N·m or N].
+    mask : (N, n) ndarray of bool or None
+        False for joint equations to leave out.
+    config : IdentificationConfig
+        The estimator and, for pc-wls, its bounds and prior weight.
+
+    Returns
+    -------
+    estimate : Estimate
+        Base parameters, covariance, residual deviations.
+    standard : (p,) ndarray
+        The standard parameters behind them (``IdentifiedModel.standard``).
+    statistics : dict
+        The estimator's own entries of the identification statistics (pc-wls: prior weight,
+        its held-out scores, how the standard deviations were obtained).
+
+    Raises
+    ------
+    InputError
+        For bad data or bounds that admit no solution.
+    ExcitationError
+        If the data leave some base parameters unexcited.
+    """
+    prior = prior_standard_parameters(regressor)
+    if config.estimator != 'pc-wls':
+        est = estimate(w, tau, config.estimator, base.names, mask=mask)
+        near = base.standard_parameters_near(est.values, prior, standard_scale(regressor))
+        return est, near, {}
+    from .pc_wls import estimate_pc_wls
+
+    est = estimate_pc_wls(w, tau, base, physical_constraints(regressor, config), mask=mask,
+                          prior_weight=config.prior_weight, names=base.names)
+    extra = {'prior_weight': est.prior_weight,
+             'prior_weight_scores': {str(k): v for k, v in est.prior_weight_scores.items()},
+             'std_method': 'WLS linearisation (constraints ignored: an upper bound where one '
+                           'binds)'}
+    return est, est.standard, extra
+
+
+def prior_standard_parameters(regressor: Regressor) -> np.ndarray:
+    """The a-priori standard parameters: the URDF's inertial ones, zero actuator terms.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+
+    Returns
+    -------
+    (p,) ndarray
+        Regressor column order.
+    """
+    actuators = np.zeros(regressor.n_columns - regressor.n_inertial)
+    return np.concatenate([regressor.robot.standard_parameters(), actuators])
+
+
+def standard_scale(regressor: Regressor) -> np.ndarray:
+    """Typical magnitude of each standard parameter, to compare them across units.
+
+    Per body ``[m0, m0·L (3), m0·L² (6)]`` with ``m0`` the URDF mass (at least a tenth of the
+    mean) and ``L = 0.1 m``; rotor inertias ``m0·L²`` of the joint's body; friction and
+    offsets 1.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+
+    Returns
+    -------
+    (p,) ndarray
+        [kg, kg·m, kg·m², N·m·s/rad, N·m].
+    """
+    masses = regressor.robot.standard_parameters()[0::10]
+    m0 = np.maximum(masses, 0.1 * max(float(np.mean(masses)), 1e-3))
+    length = 0.1
+    per_body = np.outer(m0, [1.0] + [length] * 3 + [length ** 2] * 6).ravel()
+    scale = np.ones(regressor.n_columns)
+    scale[:regressor.n_inertial] = per_body
+    for m in range(regressor.robot.n):
+        if 'Ia' in regressor.spec.actuator_terms:
+            scale[regressor.actuator_index('Ia', m)] = m0[min(m, len(m0) - 1)] * length ** 2
+    return scale
+
+
+def physical_constraints(regressor: Regressor, config: IdentificationConfig):
+    """The constraints of pc-wls for a regressor and the user's optional bounds.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    config : IdentificationConfig
+        ``total_mass``, ``mass_tolerance``, ``com_in_collision_box``.
+
+    Returns
+    -------
+    pc_wls.PhysicalConstraints
+
+    Raises
+    ------
+    InputError
+        If the collision boxes are asked for and the collision geometry cannot be loaded.
+    """
+    from .pc_wls import PhysicalConstraints
+
+    prior = prior_standard_parameters(regressor)
+    links = regressor.robot.link_count
+    nonnegative = [regressor.actuator_index(t, m) for t in ('Ia', 'fv', 'fc')
+                   if t in regressor.spec.actuator_terms for m in range(regressor.robot.n)]
+    mass_range = None
+    if config.mass_tolerance is not None:
+        masses = prior[0:10 * links:10]
+        mass_range = np.column_stack([masses * (1 - config.mass_tolerance),
+                                      masses * (1 + config.mass_tolerance)])
+    boxes = collision_boxes(regressor.robot) if config.com_in_collision_box else None
+    return PhysicalConstraints(links, prior, nonnegative, total_mass=config.total_mass,
+                               mass_range=mass_range, com_boxes=boxes,
+                               scale=standard_scale(regressor))
 
 
 @dataclass
@@ -423,9 +659,11 @@ class Validation:
     metrics : dict
         See ``metrics.all_metrics``.
     t : (M,) ndarray
-        Time stamps [s].
+        Time stamps [s] (with jumps where the log was split at gaps or trimmed).
     measured, predicted : (M, n) ndarray
         Joint torques [N·m or N].
+    preprocessing : list of str
+        What the preprocessing did (``Processed.summary``).
     """
 
     source: str
@@ -433,6 +671,7 @@ class Validation:
     t: np.ndarray
     measured: np.ndarray
     predicted: np.ndarray
+    preprocessing: list[str] = field(default_factory=list)
 
     def report(self) -> dict:
         """The metrics labelled with the dataset, an entry of RESULT.yaml's ``validation``.
@@ -472,4 +711,4 @@ def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
     predicted, measured = model.predict(p)
     return Validation(dataset.source,
                       metrics.all_metrics(predicted, measured, model.robot.effort_limit),
-                      p.trimmed(p.t), measured, predicted)
+                      p.trimmed(p.t), measured, predicted, p.summary)

@@ -8,6 +8,8 @@ The file mirrors :class:`ResultFile`::
     base_parameters: [{name, value, std, rel_std_percent}, ...]
     base_definition: {tolerance, standard_names, independent, dependent, k_d}
     actuators: {joints: [...], Ia: [...], fv: [...], fc: [...], offset: [...]}  # null: regrouped
+    standard_parameters: [...]     # (p,) in base_definition.standard_names order
+    links: [{joint, link, mass, com, inertia, physically_consistent}, ...]  # body frames
     identification: {data, samples, equations_left_out, decimation, base_parameter_count,
                      condition_number, rank_gap, residual_rms, relative_error_percent}
     validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error}, ...]
@@ -167,6 +169,15 @@ class IdentificationStats(Schema):
         Per joint [N·m or N].
     relative_error_percent : float
         Of the fit [%].
+    preprocessing : list of str
+        What the preprocessing did to each dataset (time base, recorded velocity), one line
+        each.
+    prior_weight : float, optional
+        pc-wls: weight of the prior toward the URDF.
+    prior_weight_scores : dict of str to float
+        pc-wls: held-out weighted residual sum of squares per candidate prior weight.
+    std_method : str, optional
+        How the standard deviations were obtained, when not by the estimator's own formula.
     """
 
     model_config = pydantic.ConfigDict(allow_inf_nan=True)   # condition number, rank gap
@@ -180,6 +191,39 @@ class IdentificationStats(Schema):
     rank_gap: float = float('inf')
     residual_rms: list[float] = []
     relative_error_percent: float = float('nan')
+    preprocessing: list[str] = []
+    prior_weight: float | None = None
+    prior_weight_scores: dict[str, float] = {}
+    std_method: str | None = None
+
+
+class LinkEntry(Schema):
+    """The identified inertial parameters of one body, as in a URDF ``<inertial>``.
+
+    Parameters
+    ----------
+    joint : str
+        The moving joint carrying the body.
+    link : str
+        Its URDF link (the body frame).
+    mass : float
+        [kg].
+    com : list of float
+        (3,) centre of mass in the link frame [m].
+    inertia : list of list of float
+        (3, 3) inertia about the centre of mass, link axes [kg·m²].
+    physically_consistent : bool
+        Positive mass and positive semi-definite pseudo-inertia.
+    """
+
+    model_config = pydantic.ConfigDict(allow_inf_nan=True)   # COM of a zero mass
+
+    joint: str
+    link: str
+    mass: float
+    com: list[float]
+    inertia: Matrix
+    physically_consistent: bool
 
 
 class ValidationEntry(Schema):
@@ -220,6 +264,10 @@ class ResultFile(Schema):
     base_parameters : list of BaseParameterEntry
     base_definition : BaseDefinition
     actuators : ActuatorSection
+    standard_parameters : list of float, optional
+        (p,) standard parameters behind the base parameters (``IdentifiedModel.standard``).
+    links : list of LinkEntry
+        Per body, from the standard parameters.
     identification : IdentificationStats
     validation : list of ValidationEntry
     """
@@ -231,6 +279,8 @@ class ResultFile(Schema):
     base_parameters: list[BaseParameterEntry]
     base_definition: BaseDefinition
     actuators: ActuatorSection
+    standard_parameters: list[float] | None = None
+    links: list[LinkEntry] = []
     identification: IdentificationStats = IdentificationStats()
     validation: list[ValidationEntry] = []
 
@@ -244,6 +294,10 @@ class ResultFile(Schema):
         if len(self.base_parameters) != len(self.base_definition.independent):
             raise ValueError(f'{len(self.base_parameters)} base_parameters for the '
                              f'{len(self.base_definition.independent)} of base_definition')
+        p = len(self.base_definition.standard_names)
+        if self.standard_parameters is not None and len(self.standard_parameters) != p:
+            raise ValueError(f'{len(self.standard_parameters)} standard_parameters for the {p} '
+                             'standard_names of base_definition')
         return self
 
     @pydantic.model_validator(mode='before')
@@ -287,6 +341,11 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
                                                model.rel_std_percent)],
         base_definition=BaseDefinition(**model.base.to_dict()),
         actuators=ActuatorSection(joints=list(robot.joint_names), **model.actuator_values()),
+        standard_parameters=None if model.standard is None else model.standard.tolist(),
+        links=[LinkEntry(joint=k.joint, link=k.link, mass=k.mass, com=k.com.tolist(),
+                         inertia=k.inertia.tolist(),
+                         physically_consistent=k.physically_consistent)
+               for k in model.links()],
         identification=IdentificationStats(**_plain(model.stats)),
         validation=[ValidationEntry(**_plain(v)) for v in validations])
 
@@ -345,7 +404,8 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
                                   np.array(tr.torque_scale, dtype=float)),
         base=base, values=np.array([p.value for p in doc.base_parameters]),
         std=np.array([p.std for p in doc.base_parameters]),
-        stats=doc.identification.model_dump())
+        stats=doc.identification.model_dump(),
+        standard=None if doc.standard_parameters is None else np.array(doc.standard_parameters))
 
 
 def read_result_file(path: str | Path) -> ResultFile:

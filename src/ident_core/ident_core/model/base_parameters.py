@@ -96,6 +96,32 @@ class BaseParameters:
         """
         return self.matrix() @ chi
 
+    def standard_parameters_near(self, beta: np.ndarray, prior: np.ndarray,
+                                 scale: np.ndarray) -> np.ndarray:
+        """The standard parameters closest to a prior that give these base parameters.
+
+        ``chi = argmin ‖(chi − prior) / scale‖  subject to  B chi = beta``, in closed form
+        ``chi = prior + S² Bᵀ (B S² Bᵀ)⁻¹ (beta − B prior)``, ``S = diag(scale)``.
+
+        Parameters
+        ----------
+        beta : (nb,) ndarray
+            Base parameters.
+        prior : (p,) ndarray
+            A-priori standard parameters.
+        scale : (p,) ndarray
+            Positive typical magnitude of each standard parameter.
+
+        Returns
+        -------
+        chi : (p,) ndarray
+            ``project(chi) == beta``; not necessarily physically consistent.
+        """
+        b = self.matrix()
+        s2 = np.asarray(scale, dtype=float) ** 2
+        gram = (b * s2) @ b.T
+        return prior + s2 * (b.T @ np.linalg.solve(gram, beta - b @ prior))
+
     def single_column_base(self, column: int) -> int | None:
         """The base parameter that is one standard parameter alone.
 

@@ -1,0 +1,134 @@
+"""Physically consistent identification (pc-wls) and the standard parameters of every estimator.
+
+Ground truth: closed-form pseudo-inertias of Pinocchio inertias, and a simulated 7-DOF arm
+(seven_axis.urdf) whose true parameters are the URDF's perturbed by up to 20 %.
+"""
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from ident_core.errors import InputError
+from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.model.inertial import (
+    collision_boxes,
+    link_inertials,
+    physically_consistent,
+    pseudo_inertia,
+)
+from ident_core.model.robot import load_robot
+from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
+
+SEVEN_AXIS = Path(__file__).resolve().parent / 'data' / 'seven_axis.urdf'
+
+
+@pytest.fixture(scope='module')
+def arm7():
+    robot = load_robot(SEVEN_AXIS)
+    truth = perturbed_parameters(robot, np.random.default_rng(0))
+    train, _ = synthetic_dataset(robot, truth, 30, 200, seed=3, torque_noise=0.3)
+    test, clean = synthetic_dataset(robot, truth, 20, 200, seed=4, torque_noise=0.3)
+    test.effort = clean
+    return robot, truth, train, test
+
+
+@pytest.fixture(scope='module')
+def fits(arm7):
+    robot, _, train, _ = arm7
+    return {e: identify(robot, [train], IdentificationConfig(estimator=e, rotor_inertia=True))
+            for e in ('wls', 'pc-wls')}
+
+
+def test_pseudo_inertia_of_a_rigid_body_is_its_second_moment_matrix():
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        box = pin.Inertia.FromBox(rng.uniform(0.5, 5), *rng.uniform(0.05, 0.5, 3))
+        inertia = pin.SE3.Random().act(box)                     # a box somewhere in the frame
+        phi = inertia.toDynamicParameters()
+        j = pseudo_inertia(phi)
+        i_origin = inertia.matrix()[3:, 3:]
+        np.testing.assert_allclose(j[:3, :3], 0.5 * np.trace(i_origin) * np.eye(3) - i_origin,
+                                   atol=1e-12)
+        np.testing.assert_allclose(j[:3, 3], phi[1:4])
+        assert j[3, 3] == phi[0]
+        assert physically_consistent(phi)
+        phi_bad = phi.copy()
+        phi_bad[9] = phi[4] + phi[6] + rng.uniform(0.1, 1)    # Izz > Ixx + Iyy: no such body
+        assert not physically_consistent(phi_bad)
+    assert not physically_consistent(-phi)
+
+
+def test_link_inertials_give_back_the_urdf_bodies():
+    robot = load_robot(SEVEN_AXIS)
+    for link, i in zip(link_inertials(robot, robot.standard_parameters()), range(1, 8)):
+        body = robot.model.inertias[i]
+        assert link.link == f'link{i}' and link.joint == f'joint{i}'
+        assert link.mass == pytest.approx(body.mass)
+        np.testing.assert_allclose(link.com, body.lever, atol=1e-12)
+        np.testing.assert_allclose(link.inertia, body.inertia, atol=1e-12)
+        assert link.physically_consistent
+
+
+def test_collision_boxes_enclose_the_urdf_centres_of_mass():
+    robot = load_robot(SEVEN_AXIS)
+    for box, i in zip(collision_boxes(robot), range(1, 8)):
+        com = robot.model.inertias[i].lever
+        assert np.all(box[0] < com) and np.all(com < box[1])
+
+
+def test_ols_and_wls_standard_parameters_reproduce_their_base_parameters(fits):
+    model = fits['wls']
+    np.testing.assert_allclose(model.base.project(model.standard), model.values,
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_pc_wls_is_consistent_and_within_three_sigma_of_the_truth(arm7, fits):
+    _, truth, _, _ = arm7
+    wls, pc = fits['wls'], fits['pc-wls']
+    assert not all(k.physically_consistent for k in wls.links())   # the constraint is needed
+    assert all(k.physically_consistent for k in pc.links())
+    np.testing.assert_allclose(pc.base.project(pc.standard), pc.values, rtol=1e-9, atol=1e-9)
+    beta = pc.base.project(truth.vector(pc.config.spec.actuator_terms))
+    assert np.mean(np.abs(pc.values - beta) <= 3 * pc.std) >= 0.95
+    terms = pc.actuator_values()
+    assert all(v is None or v >= -1e-9 for t in ('Ia', 'fv', 'fc') for v in terms[t])
+    assert pc.stats['prior_weight'] in [float(k) for k in pc.stats['prior_weight_scores']]
+
+
+def test_pc_wls_predicts_another_trajectory_as_well_as_wls(arm7, fits):
+    _, _, _, test = arm7
+    errors = {e: validate(m, test).metrics['relative_error_percent'] for e, m in fits.items()}
+    assert errors['pc-wls'] <= 1.05 * errors['wls']
+
+
+def test_user_bounds_are_respected(arm7):
+    robot, truth, train, _ = arm7
+    urdf_masses = robot.standard_parameters()[0::10]
+    config = IdentificationConfig(total_mass=18.0, mass_tolerance=0.1, com_in_collision_box=True,
+                                  prior_weight=10.0)
+    model = identify(robot, [train], config)
+    masses = np.array([k.mass for k in model.links()])
+    assert masses.sum() == pytest.approx(18.0, rel=1e-5)
+    assert np.all(np.abs(masses / urdf_masses - 1) <= 0.1 + 1e-6)
+    for k, box in zip(model.links(), collision_boxes(robot)):
+        assert np.all(k.com >= box[0] - 1e-6) and np.all(k.com <= box[1] + 1e-6)
+    assert model.stats['prior_weight'] == 10.0 and model.stats['prior_weight_scores'] == {}
+
+
+def test_infeasible_bounds_are_refused_in_one_line(arm7):
+    robot, _, train, _ = arm7
+    with pytest.raises(InputError, match='admit no solution') as info:
+        identify(robot, [train], IdentificationConfig(total_mass=1.0, mass_tolerance=0.1,
+                                                      prior_weight=1.0))
+    assert '\n' not in str(info.value)
+
+
+def test_result_file_keeps_the_standard_parameters_and_links(tmp_path, fits):
+    model = fits['pc-wls']
+    path = write_result(tmp_path / 'RESULT.yaml', result_file(model, []))
+    back = read_result(path)
+    np.testing.assert_array_equal(back.standard, model.standard)
+    assert [k.physically_consistent for k in back.links()] == [True] * 7
+    assert back.stats['prior_weight'] == model.stats['prior_weight']

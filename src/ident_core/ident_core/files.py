@@ -42,6 +42,8 @@ def read_yaml(path: str | Path, what: str = 'file'):
         raise InputError(f'{path}: {what} not found') from None
     except OSError as exc:
         raise InputError(f'{path}: cannot read {what} ({exc.strerror})') from None
+    except UnicodeDecodeError:
+        raise InputError(f'{path}: not a text file, cannot be a {what}') from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

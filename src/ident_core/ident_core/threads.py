@@ -46,7 +46,7 @@ def blas_threads() -> int:
     text = os.environ.get(ENVIRONMENT_VARIABLE, '').strip()
     if not text:
         return DEFAULT_THREADS
-    if not text.isdigit() or int(text) < 1:
+    if not text.isdecimal() or int(text) < 1:
         raise InputError(f'{ENVIRONMENT_VARIABLE} must be a positive integer, got {text!r}')
     return int(text)
 

@@ -207,10 +207,13 @@ def test_decreasing_time_stamp(csv_case, tmp_path, capsys):
     assert_one_line_error(rc, capsys, 'backwards.yaml', 'decreasing time stamp', 'row 200')
 
 
+STAMPS = {'time': {'column': 't', 'clock': 'stamps'}}   # auto puts a shared stamp on a cycle
+
+
 def test_duplicated_time_stamp(csv_case, tmp_path, capsys):
     t = csv_case.t.copy()
     t[300] = t[299]
-    bad = csv_case.variant('duplicate', t=t)
+    bad = csv_case.variant('duplicate', t=t, update=STAMPS)
     rc = identify_cli(bad, tmp_path)
     assert_one_line_error(rc, capsys, 'duplicate.yaml', 'duplicated time stamp', 'row 300')
 
@@ -220,7 +223,7 @@ def test_messages_print_plain_numbers(csv_case, tmp_path, capsys):
     t[300] = t[299]
     tau = csv_case.tau.copy()
     tau[100, 3] = np.nan
-    for name, data in (('dup', dict(t=t)), ('nan', dict(tau=tau))):
+    for name, data in (('dup', dict(t=t, update=STAMPS)), ('nan', dict(tau=tau))):
         rc = identify_cli(csv_case.variant(name, **data), tmp_path)
         line = assert_one_line_error(rc, capsys, f'{name}.yaml')
         assert 'np.float64' not in line

@@ -128,6 +128,28 @@ def test_fixed_rate_clock_refuses_dropped_samples(csv_case):
                             update={'time': {'column': 't', 'clock': 'fixed_rate'}})
     with pytest.raises(InputError, match=r'gap\.yaml.*gap of .* ms after row 499'):
         load_dataset(path)
+    sliced = csv_case.variant('gap', t=jittery_stamps(len(csv_case.t))[keep], q=csv_case.q[keep],
+                              tau=csv_case.tau[keep], update={
+                                  'time': {'column': 't', 'clock': 'fixed_rate'},
+                                  'rows': [100, None]})
+    with pytest.raises(InputError, match=r'gap\.yaml.*gap of .* ms after row 499 '):
+        load_dataset(sliced)                            # a data row, not a row of the selection
+
+
+def test_fixed_rate_clock_takes_rounded_stamps(csv_case):
+    stamps = np.round(jittery_stamps(len(csv_case.t)) / 0.02) * 0.02      # 20 ms steps at 100 Hz
+    assert np.sum(np.diff(stamps) == 0) > 0.3 * len(stamps)
+    d = load_dataset(csv_case.variant('rounded', t=stamps,
+                                      update={'time': {'column': 't', 'clock': 'fixed_rate'}}))
+    np.testing.assert_allclose(d.t, 0.01 * np.arange(len(d.t)), atol=1e-3)   # < T / 10
+    np.testing.assert_array_equal(d.position, csv_case.q)
+
+
+def test_invalid_rows_are_named_by_their_data_row(csv_case):
+    q = csv_case.q.copy()
+    q[150, 2] = np.nan
+    with pytest.raises(InputError, match=r'nan\.yaml: .*nan in row 150'):
+        load_dataset(csv_case.variant('nan', q=q, update={'rows': [100, None]}))
 
 
 # --- ${VAR} -------------------------------------------------------------------------------------

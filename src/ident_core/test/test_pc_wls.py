@@ -3,12 +3,16 @@
 Ground truth: closed-form pseudo-inertias of Pinocchio inertias, and a simulated 7-DOF arm
 (seven_axis.urdf) whose true parameters are the URDF's perturbed by up to 20 %.
 """
+import re
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
+from ident_core.data.datasets import DataWarning
 from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.estimation.results import read_result, result_file, write_result
@@ -132,3 +136,76 @@ def test_result_file_keeps_the_standard_parameters_and_links(tmp_path, fits):
     np.testing.assert_array_equal(back.standard, model.standard)
     assert [k.physically_consistent for k in back.links()] == [True] * 7
     assert back.stats['prior_weight'] == model.stats['prior_weight']
+
+
+def _variant(tmp_path, name, edit):
+    path = tmp_path / f'{name}.urdf'
+    path.write_text(edit(SEVEN_AXIS.read_text()))
+    return path
+
+
+def _scaled(text: str, length: float, mass: float) -> str:
+    """The arm scaled in size and mass (inertias by mass·length², efforts by mass·length)."""
+    def numbers(values, factor):
+        return ' '.join(repr(float(v) * factor) for v in values.split())
+
+    text = re.sub(r'xyz="([^"]*)"', lambda m: f'xyz="{numbers(m[1], length)}"', text)
+    text = re.sub(r'size="([^"]*)"', lambda m: f'size="{numbers(m[1], length)}"', text)
+    text = re.sub(r'<mass value="([^"]*)"', lambda m: f'<mass value="{numbers(m[1], mass)}"',
+                  text)
+    text = re.sub(r'(i[xyz]{2})="([^"]*)"',
+                  lambda m: f'{m[1]}="{numbers(m[2], mass * length ** 2)}"', text)
+    return re.sub(r'effort="([^"]*)"',
+                  lambda m: f'effort="{numbers(m[1], mass * length)}"', text)
+
+
+def test_a_small_robot_keeps_its_true_parameters_feasible(tmp_path):
+    """The LMI margin is relative to each body: a 1:10 arm of 18 g is identified as well as the
+    full-size one (the relative errors of the two fits agree)."""
+    robot = load_robot(_variant(tmp_path, 'small', lambda t: _scaled(t, 0.1, 1e-3)))
+    truth = perturbed_parameters(robot, np.random.default_rng(0))
+    torque, inertia = 1e-3 * 0.1, 1e-3 * 0.1 ** 2           # friction and rotors scaled too
+    truth = replace(truth, Ia=truth.Ia * inertia, fv=truth.fv * torque, fc=truth.fc * torque,
+                    offset=truth.offset * torque)
+    train, _ = synthetic_dataset(robot, truth, 30, 200, seed=3, torque_noise=0.3e-4)
+    model = identify(robot, [train], IdentificationConfig())
+    assert all(k.physically_consistent for k in model.links())
+    beta = model.base.project(truth.vector(model.config.spec.actuator_terms))
+    assert np.mean(np.abs(model.values - beta) <= 3 * model.std) >= 0.95
+
+
+def test_a_body_the_urdf_leaves_massless_is_free(tmp_path, arm7):
+    _, truth, train, _ = arm7
+    no_inertial = re.compile(r'(<link name="link3">\s*)<inertial>.*?</inertial>', re.S)
+    robot = load_robot(_variant(tmp_path, 'massless', lambda t: no_inertial.sub(r'\1', t)))
+    assert robot.model.inertias[3].mass == 0
+    model = identify(robot, [train], IdentificationConfig(mass_tolerance=0.2, prior_weight=10.0))
+    masses = np.array([k.mass for k in model.links()])
+    urdf = robot.standard_parameters()[0::10]
+    others = np.arange(7) != 2
+    assert np.all(np.abs(masses[others] / urdf[others] - 1) <= 0.2 + 1e-6)
+    assert all(k.physically_consistent for k in model.links())
+
+
+def test_bounds_that_contradict_the_data_are_reported(arm7):
+    robot, _, train, _ = arm7
+    with pytest.warns(DataWarning, match='contradict the data'):
+        identify(robot, [train], IdentificationConfig(total_mass=0.5, prior_weight=10.0))
+
+
+def test_pc_wls_without_cvxpy_is_one_line(arm7, monkeypatch):
+    robot, _, train, _ = arm7
+    monkeypatch.setitem(sys.modules, 'cvxpy', None)
+    with pytest.raises(InputError, match='pip install cvxpy clarabel'):
+        identify(robot, [train], IdentificationConfig())
+
+
+def test_a_result_is_refused_with_a_urdf_of_other_kinematics(tmp_path, fits):
+    path = write_result(tmp_path / 'RESULT.yaml', result_file(fits['wls'], []))
+    heavier = _variant(tmp_path, 'heavier', lambda t: t.replace('<mass value="3.9"/>',
+                                                                '<mass value="4.5"/>'))
+    np.testing.assert_array_equal(read_result(path, heavier).values, fits['wls'].values)
+    moved = _variant(tmp_path, 'moved', lambda t: t.replace('<origin xyz="0 0 0.2" rpy=',
+                                                            '<origin xyz="0 0 0.5" rpy=', 1))
+    with pytest.raises(InputError, match='places or orients its joints differently'):
+        read_result(path, moved)

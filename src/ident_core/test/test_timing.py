@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from datafiles import write_npz
+from datafiles import write_npz, write_yaml
 from helpers import KUKA_DIR, REPO
 
 from ident_core.cli import main
@@ -18,15 +18,22 @@ from ident_core.data.timing import TimeBase, analyse, nominal_period
 from ident_core.errors import InputError
 from ident_core.estimation.identification import (
     IdentificationConfig,
+    Processed,
     identify,
     preprocess,
     regression_data,
+    trim_samples,
     validate,
 )
 from ident_core.model.base_parameters import compute_base_parameters
 from ident_core.model.regressor import Regressor
 from ident_core.model.robot import load_robot
-from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
+from ident_core.sim.synthetic import (
+    fourier_trajectory,
+    perturbed_parameters,
+    simulate_torques,
+    synthetic_dataset,
+)
 
 SEVEN_AXIS = REPO / 'src' / 'ident_core' / 'test' / 'data' / 'seven_axis.urdf'
 RATE = 1000.0                 # Hz, the simulated controller
@@ -105,7 +112,7 @@ def test_nominal_rate_snaps_to_a_common_controller_rate():
 def test_uniform_stamps_are_left_alone():
     t = np.arange(1000) / 100.0
     base = analyse(t, sine(t), 10.0, source='u.csv')
-    assert base.clock == 'uniform' and base.pieces == [(0, 1000)]
+    assert base.clock == 'uniform' and base.segments == [(0, 1000)]
     np.testing.assert_array_equal(base.resample(sine(t), smooth=True)[0], sine(t))
     assert base.summary() == 'u.csv: uniform 100 Hz clock, 1 000 rows'
 
@@ -138,7 +145,7 @@ def test_irregular_sampling_is_resampled_by_its_stamps():
     stamps = np.cumsum(T * rng.lognormal(0, 0.2, 6000))             # sampled at the stamps
     base = analyse(stamps, sine(stamps), 10.0, source='irregular.csv')
     assert base.clock == 'stamps' and base.period == T
-    [grid] = [base.grid(p) for p in base.pieces]
+    [grid] = [base.grid(s) for s in base.segments]
     np.testing.assert_allclose(np.diff(grid), T, rtol=1e-9)
     [q] = base.resample(sine(stamps), smooth=True)
     np.testing.assert_allclose(q, sine(grid), atol=1e-8)
@@ -146,6 +153,47 @@ def test_irregular_sampling_is_resampled_by_its_stamps():
     np.testing.assert_allclose(tau, sine(grid), atol=1e-4)
     assert base.summary().startswith('irregular.csv: resampled 6 000 rows to 1 kHz (stamps '
                                      'jitter')
+
+
+@pytest.mark.parametrize('rate, text', [(950.0, '950 Hz'), (1024.0, '1.024 kHz'),
+                                        (480.0, '480 Hz')])
+def test_uniform_log_off_the_listed_rates_keeps_its_rate(rate, text):
+    t = 5.0 + np.arange(5000) / rate
+    base = analyse(t, sine(t), 10.0, source='u.npz')
+    assert base.clock == 'uniform' and base.rate == pytest.approx(rate, rel=1e-9)
+    [q] = base.resample(sine(t), smooth=True)
+    np.testing.assert_array_equal(q, sine(t))                           # not resampled
+    assert base.summary() == f'u.npz: uniform {text} clock, 5 000 rows'
+
+
+def test_jittery_stamps_of_a_controller_off_the_listed_rates_give_its_clock():
+    rate = 1024.0
+    cycles = np.arange(6000) / rate
+    stamps = 3.0 + cycles + np.random.default_rng(4).uniform(0, 0.3 / rate, 6000)
+    base = analyse(stamps, sine(cycles), 10.0, source='j.npz')
+    assert base.clock == 'fixed_rate' and base.rate == pytest.approx(rate, rel=1e-6)
+    np.testing.assert_allclose(base.times - base.times[0], cycles, atol=0.01 / rate)
+    assert base.summary().startswith('j.npz: fixed-rate clock 1.024 kHz (logger stamps jitter')
+
+
+def test_stamps_rounded_to_the_millisecond_identify_as_well_as_exact_ones(six_axis, truth):
+    rate = 2000.0
+    exact, _ = synthetic_dataset(six_axis, truth, 6, rate, seed=11, torque_noise=0.05)
+    check, clean = synthetic_dataset(six_axis, truth, 6, rate, seed=111, torque_noise=0.05)
+    late = np.random.default_rng(11).uniform(0, 0.2 / rate, exact.samples)
+    rounded = replace(exact, source='rounded.npz', t=np.round(exact.t + 3e-4 + late, 3))
+    assert np.sum(np.diff(rounded.t) == 0) > 0.4 * exact.samples      # most stamps shared
+    # no decimation: one grid row more or less (the last row, alone on its stamp after a pair,
+    # lands a cycle late) would change the rows decimation keeps, and with them the estimate
+    config = IdentificationConfig(rotor_inertia=True, estimator='wls', decimate=1)
+    models = [identify(six_axis, [d], config) for d in (exact, rounded)]
+    clock = models[1].stats['preprocessing'][0]
+    assert re.fullmatch(r'rounded\.npz: fixed-rate clock 2 kHz \(logger stamps jitter [\d.]+ %, '
+                        r'[\d ]+ duplicated\), 12 000 rows( on 12 00\d cycles)?', clock), clock
+    errors = [validate(m, replace(check, effort=clean)).metrics['relative_error_percent']
+              for m in models]
+    print(f'validation error: exact stamps {errors[0]:.4f} %, rounded {errors[1]:.4f} %')
+    assert errors[1] <= 1.05 * errors[0]
 
 
 # --- gaps ---------------------------------------------------------------------------------------
@@ -162,18 +210,46 @@ def test_gap_is_bridged_or_split_by_the_cutoff(cutoff, bridged, split):
     base = analyse(t, sine(t), cutoff, source='gap.npz')
     assert base.bridged == bridged
     np.testing.assert_allclose(base.split, split)
-    assert len(base.pieces) == 1 + len(split)
+    assert len(base.segments) == 1 + len(split)
     # ≤ a tenth of the cut-off period (10 ms at 10 Hz) bridges, a longer gap splits
     event = '1 gap bridged' if bridged else '1 gap of 0.008 s split'
     assert base.summary() == f'gap.npz: uniform 1 kHz clock, 4 000 rows on 4 007 cycles: {event}'
+    # the values across the gap: a component at the cut-off frequency, within the error bounds
+    # of the module docstring (spline (2π f g)⁴/384, linear (π f g)²/2 of the amplitude)
+    wave = np.sin(2 * np.pi * cutoff * t + 0.3)[:, None]
+    gap = 0.008
+    for smooth, bound in ((True, (2 * np.pi * cutoff * gap) ** 4 / 384),
+                          (False, (np.pi * cutoff * gap) ** 2 / 2)):
+        for grid, values in zip([base.grid(s) for s in base.segments],
+                                base.resample(wave, smooth)):
+            truth = np.sin(2 * np.pi * cutoff * grid + 0.3)[:, None]
+            assert np.max(np.abs(values - truth)) <= bound
+            if not bridged:                      # split: every grid point is a sample
+                np.testing.assert_allclose(values, truth, rtol=0, atol=1e-12)
 
 
+def test_log_of_segments_all_too_short_says_so():
+    t = np.arange(4000) / 1000.0 + 0.1 * (np.arange(4000) // 50)     # 0.1 s lost every 50 rows
+    base = analyse(t, sine(t), 10.0, source='bits.npz')
+    assert len(base.segments) == 80
+    with pytest.raises(InputError, match=r'^bits\.npz: all 80 segments between the gaps are too '
+                                         r'short \(longest 50 samples; more than 60 needed at '
+                                         r'1 kHz .*\); the log was split at 79 gaps of up to '
+                                         r'0\.101 s'):
+        base.without_short(60)
 
-def test_short_piece_is_dropped_and_counted():
+
+def test_trim_and_decimation_round_the_rate_first():
+    assert trim_samples(200.00000000000006, 10.0) == 60
+    p = Processed('x', 199.99999999999997, 10.0, 4, 60, *[np.zeros((1, 1))] * 5)
+    assert p.decimation(0) == 8
+
+
+def test_short_segment_is_dropped_and_counted():
     t = with_gap(500, at=3700)                                         # last 0.3 s after 0.5 s
     base = analyse(t, sine(t), 10.0, source='tail.npz').without_short(600)
-    assert base.pieces == [(0, 3700)] and base.short == 1
-    assert base.summary().endswith('1 gap of 0.5 s split, 1 piece shorter than 0.6 s dropped')
+    assert base.segments == [(0, 3700)] and base.short == 1
+    assert base.summary().endswith('1 gap of 0.5 s split, 1 segment shorter than 0.6 s dropped')
     with pytest.raises(InputError, match='tail.npz: 3700 samples are too few'):
         base.without_short(4000)
 
@@ -183,22 +259,25 @@ def test_summary_line():
                     bridged=4, split=[0.35], jitter=0.25, repeated=1255)
     assert base.summary() == ('m1.npz: resampled 20 544 rows to 1 kHz (stamps jitter 25 %): '
                               '1 255 repeated rows dropped, 4 gaps bridged, 1 gap of 0.35 s split')
+    # lengths equal to the precision shown are shown once
+    assert replace(base, split=[0.0211, 0.0214]).summary().endswith('2 gaps of 0.021 s split')
+    assert replace(base, split=[0.0211, 0.35]).summary().endswith('2 gaps of 0.021–0.35 s split')
 
 
-def test_split_log_is_filtered_and_identified_piece_by_piece(six_axis, make_synthetic):
+def test_split_log_is_filtered_and_identified_segment_by_segment(six_axis, make_synthetic):
     data = make_synthetic()                                             # 20 s at 100 Hz
     keep = np.r_[0:900, 1000:data.samples]                              # 1 s lost after 9 s
     cut = replace(data, t=data.t[keep], position=data.position[keep],
                   effort=data.effort[keep], velocity=None)
     config = IdentificationConfig(estimator='wls')
     p = preprocess(cut, six_axis, config)
-    assert p.pieces == ((0, 900), (900, 1900))
+    assert p.segments == ((0, 900), (900, 1900))
     assert p.summary == [f'{cut.source}: uniform 100 Hz clock, 1 900 rows on 2 000 cycles: '
                          '1 gap of 1 s split']
     regressor = Regressor(six_axis, config.spec, cut.transmission)
     base = compute_base_parameters(regressor)
     w, tau = regression_data(regressor, base, p, 2)
-    rows = sum(len(range(p.trim, m - p.trim, 2)) for m in (900, 1000))    # each piece trimmed
+    rows = sum(len(range(p.trim, m - p.trim, 2)) for m in (900, 1000))    # each one trimmed
     assert len(w) == len(tau) == rows == len(p.reversal_mask(regressor.gear, 2, 0.1))
     assert len(p.trimmed(p.t)) == 1900 - 4 * p.trim
     v = validate(identify(six_axis, [cut], config), cut)
@@ -206,27 +285,47 @@ def test_split_log_is_filtered_and_identified_piece_by_piece(six_axis, make_synt
     assert v.metrics['relative_error_percent'] < 5
 
 
-# --- loading: repeated rows and bad stamps ------------------------------------------------------
+# --- loading: repeated rows and shared stamps ---------------------------------------------------
 
-def test_repeated_rows_are_dropped_on_loading(csv_case, six_axis):
+def test_repeated_rows_are_kept_on_loading_and_rereads_dropped(csv_case, six_axis):
     rows = np.r_[0:500, 499, 499, 500:1000, 999, 1000:2000]             # three repeats
     t = csv_case.t[rows].copy()
     t[501] += 0.004                                                      # read again 4 ms later
     d = load_dataset(csv_case.variant('repeats', t=t, q=csv_case.q[rows], tau=csv_case.tau[rows]))
-    assert d.samples == 2000 and d.repeated == 3
-    np.testing.assert_array_equal(d.position, csv_case.q)
+    assert d.samples == 2003 and d.repeated == 3
+    np.testing.assert_array_equal(d.position, csv_case.q[rows])
     first, last = d.split(0.5)
-    assert (first.repeated, last.repeated) == (3, 0)
+    assert (first.repeated, last.repeated) == (2, 0)       # row 999 again opens the last half
     summary = preprocess(d, six_axis, IdentificationConfig()).summary
     assert summary == ['repeats.yaml: uniform 100 Hz clock, 2 000 rows: 3 repeated rows dropped']
 
 
-def test_repeated_stamp_with_another_state_is_refused(csv_case):
+def test_shared_stamp_is_put_on_its_own_cycle(csv_case):
+    t = csv_case.t.copy()
+    t[700] = t[699]                                    # stamped with the previous cycle's time
+    d = load_dataset(csv_case.variant('same', t=t))
+    base = analyse(d.t, d.position, 10.0, source=d.source, repeats=d.repeat_mask())
+    assert base.clock == 'fixed_rate' and base.duplicated == 1
+    np.testing.assert_allclose(base.times - base.times[0], csv_case.t - csv_case.t[0], atol=1e-9)
+
+
+def test_shared_stamps_are_refused_when_no_clock_explains_them(csv_case):
+    t = csv_case.t.copy()
+    t[700:702] = t[699]                                # three rows on one stamp at 100 Hz
+    with pytest.raises(InputError, match=r'^\S*three\.yaml: duplicated time stamp at row 700 .*'
+                                         r'no fixed-rate clock puts row 701 within a stamp step'):
+        preprocess(load_dataset(csv_case.variant('three', t=t, update={'rows': [100, None]})),
+                   load_robot(REPO / 'urdf' / 'six_axis_3kg.urdf'), IdentificationConfig())
+
+
+def test_shared_stamp_is_refused_with_the_stamps_clock(csv_case):
     t = csv_case.t.copy()
     t[700] = t[699]
+    path = csv_case.variant('same', t=t, update={'time': {'column': 't', 'clock': 'stamps'},
+                                                 'rows': [100, None]})
     with pytest.raises(InputError, match=r'^\S*same\.yaml: duplicated time stamp at row 700 .*'
-                                         'different state'):
-        load_dataset(csv_case.variant('same', t=t))
+                                         'different state; time.clock: stamps'):
+        load_dataset(path)
 
 
 def test_decreasing_stamp_is_refused_even_on_a_repeated_row(csv_case):
@@ -235,6 +334,97 @@ def test_decreasing_stamp_is_refused_even_on_a_repeated_row(csv_case):
     t[800] -= 0.05                                                       # the repeat goes back
     with pytest.raises(InputError, match=r'back\.yaml: decreasing time stamp at row 800'):
         load_dataset(csv_case.variant('back', t=t, q=csv_case.q[rows], tau=csv_case.tau[rows]))
+    sliced = csv_case.variant('back', t=t, q=csv_case.q[rows], tau=csv_case.tau[rows],
+                              update={'rows': [100, None]})
+    with pytest.raises(InputError, match=r'back\.yaml: decreasing time stamp at row 800 '):
+        load_dataset(sliced)                           # data rows, not rows of the selection
+
+
+def test_constant_log_is_refused_naming_the_file(csv_case):
+    q, tau = np.repeat(csv_case.q[:1], 500, axis=0), np.repeat(csv_case.tau[:1], 500, axis=0)
+    with pytest.raises(InputError, match=r'^\S*still\.yaml: all 500 rows hold the same sample '
+                                         r'\(a constant log'):
+        load_dataset(csv_case.variant('still', t=csv_case.t[:500], q=q, tau=tau))
+
+
+# --- standstill ---------------------------------------------------------------------------------
+
+def stopping(t, start, hold, ramp=0.5):
+    """The motion time ``s(t)`` of a robot that slows to rest from ``start`` over ``ramp`` s,
+    stands still for ``hold`` s and speeds up again (speed factor ``1 − smooth + smooth``, the C²
+    quintic smoothstep); returns ``s``, ``ds/dt``, ``d²s/dt²``."""
+    a, b = (t - start) / ramp, (t - start - ramp - hold) / ramp
+
+    def step(x, order):                          # smoothstep, its integral and derivative
+        c = np.clip(x, 0, 1)
+        return {0: c ** 3 * (10 - 15 * c + 6 * c * c),
+                -1: c ** 4 * (2.5 - 3 * c + c * c) + np.maximum(x - 1, 0),
+                1: 30 * c * c * (1 - c) ** 2}[order]
+    return (t - ramp * (step(a, -1) - step(b, -1)), 1 - step(a, 0) + step(b, 0),
+            (step(b, 1) - step(a, 1)) / ramp)
+
+
+def standstill_log(robot, truth, hold, rate=200.0, seed=4):
+    """20 s of a Fourier trajectory with a ``hold`` s standstill from 8.5 s, read by quantised
+    sensors (1e-5 rad, 0.01 N·m, noise-free): the standstill rows repeat exactly. Stamps late by
+    0–30 % of a period."""
+    t = np.arange(int(20 * rate)) / rate
+    s, v, dv = stopping(t, 8.0, hold)
+    q, qd, qdd = fourier_trajectory(robot, s, np.random.default_rng(seed))
+    tau = simulate_torques(robot, truth, q, qd * v[:, None],
+                           qdd * (v ** 2)[:, None] + qd * dv[:, None])
+    late = np.random.default_rng(seed).uniform(0, 0.3 / rate, len(t))
+    return replace(synthetic_dataset(robot, truth, 1, rate, seed)[0], source='hold', t=t + late,
+                   position=np.round(q / 1e-5) * 1e-5, effort=np.round(tau / 0.01) * 0.01,
+                   velocity=None)
+
+
+def test_standstill_is_kept_with_every_clock(six_axis, truth, tmp_path):
+    still, moving = (standstill_log(six_axis, truth, hold) for hold in (3.0, 0.0))
+    assert still.repeated > 550                                         # 3 s of 200 Hz rows
+    write_npz(tmp_path / 'still.npz', still)
+    write_npz(tmp_path / 'moving.npz', moving)
+    check, clean = synthetic_dataset(six_axis, truth, 20, 200.0, seed=105)
+    reference = replace(check, effort=clean)
+    # Coulomb friction is undefined at rest: leave out the equations around it (1/fc)
+    config = IdentificationConfig(rotor_inertia=True, estimator='wls', reversal_window=0.1)
+    for time in ({'key': 'times'}, {'key': 'times', 'clock': 'stamps'},
+                 {'key': 'times', 'clock': 'fixed_rate'}, {'sample_rate': 200.0}):
+        errors = []
+        for name in ('still', 'moving'):
+            spec = {'joints': list(six_axis.joint_names), 'file': f'{name}.npz', 'time': time,
+                    'position': {'key': 'positions'}, 'effort': {'key': 'torques'}}
+            d = load_dataset(write_yaml(tmp_path / f'{name}.yaml', spec))
+            p = preprocess(d, six_axis, config)
+            assert p.segments == () and len(p.t) >= 3999, p.summary  # one segment, 20 s at 200 Hz
+            assert 'split' not in p.summary[0], p.summary
+            model = identify(six_axis, [d], config)
+            errors.append(validate(model, reference).metrics['relative_error_percent'])
+        print(f'{time}: standstill {errors[0]:.4f} %, none {errors[1]:.4f} %')
+        assert errors[0] <= 1.2 * errors[1]
+
+
+def test_polling_logger_drops_rereads_and_keeps_a_standstill():
+    rng = np.random.default_rng(7)
+    cycles = np.arange(8000) * T                                        # 8 s at 1 kHz
+    s, _, _ = stopping(cycles, 2.0, 3.0)                                # still 2.5–5.5 s
+    controller = np.round(sine(s) / 1e-6) * 1e-6                       # quantised encoder
+    reads = 0.37 * T + np.cumsum(T * rng.lognormal(0, 0.16, 9000))
+    cycle = np.floor(reads[reads < 7999 * T] / T).astype(int)
+    position = controller[cycle]
+    repeats = np.concatenate([[False], np.all(position[1:] == position[:-1], axis=1)])
+    base = analyse(1000.0 + reads[:len(cycle)], position, 10.0, source='polled.npz',
+                   repeats=repeats)
+    assert base.clock == 'fixed_rate' and base.period == T and len(base.segments) == 1
+    # every row kept sits on the cycle it read, and no cycle was read twice
+    np.testing.assert_array_equal(np.rint((base.times - base.times[0]) / T),
+                                  cycle[base.rows] - cycle[base.rows[0]])
+    assert base.repeated >= np.sum(np.diff(cycle) == 0)
+    still = (cycle[base.rows] > 2600) & (cycle[base.rows] < 5400)
+    assert np.sum(still) > 0.6 * 2800                                   # the standstill is kept
+    # on the grid, the controller's positions at every cycle, the standstill included
+    [q] = base.resample(position, smooth=True)
+    np.testing.assert_allclose(q, controller[cycle[0]:cycle[0] + len(q)], rtol=0, atol=2e-6)
 
 
 # --- recorded velocity --------------------------------------------------------------------------

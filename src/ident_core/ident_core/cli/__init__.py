@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     except IdentError as exc:
         print(f'robot-ident: error: {exc}', file=sys.stderr)
         return 2
+    except OSError as exc:                       # an output that cannot be written
+        print(f'robot-ident: error: {exc.filename}: cannot write ({exc.strerror})',
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='pc-wls: weight of the prior toward the URDF (default: chosen on '
                              'held-out data)')
     parser.add_argument('--total-mass', type=float, metavar='KG',
-                        help='pc-wls: the sum of the body masses, when known')
+                        help='pc-wls: the sum of the masses of the moving bodies (the fixed '
+                             'base excluded), when known')
     parser.add_argument('--mass-tolerance', type=float, metavar='FRACTION',
                         help="pc-wls: body masses within this fraction of the URDF's (0.2: "
                              '±20 %%)')

@@ -3,9 +3,10 @@
 A recording is read from a dataset description (``description``: which file holds which signal),
 from an ``.npz`` with the keys ``times``, ``positions``, ``torques`` (``velocities`` optional), or
 from a rosbag2 folder or ``.mcap``/``.db3`` file (``sensor_msgs/JointState`` on
-``/joint_states``). Rows that repeat the previous row exactly (a logger that read the same
-controller cycle twice) are dropped; the time base is worked out later (``timing``). Every problem
-raises ``InputError`` naming the file and the field, row or joint at fault.
+``/joint_states``). Every row is kept; the rows that repeat the previous row exactly are marked,
+and the time base (``timing``) decides which of them are a logger's second read of a controller
+cycle and which a robot standing still. Every problem raises ``InputError`` naming the file and
+the field, row (0-based, of the data file) or joint at fault.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from ..model.transmission import Transmission
 from ..schema import parse, per_joint
 from . import readers
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
-from .signal_processing import check_time, fixed_rate_clock
+from .signal_processing import fixed_rate_clock
 
 SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
@@ -47,8 +48,8 @@ class Dataset:
     joint_names : list of str
         (n,) column order.
     t : (N,) ndarray
-        Time [s] from 0, strictly increasing: the stamps (rows that repeated the previous row
-        exactly are dropped), or the fixed-rate clock for ``time.clock: fixed_rate``.
+        Time [s] from 0, non-decreasing: the stamps (two rows may share one), or the fixed-rate
+        clock for ``time.clock: fixed_rate``.
     position : (N, n) ndarray
         [rad or m].
     velocity : (N, n) ndarray or None
@@ -61,8 +62,12 @@ class Dataset:
         The description's low-pass cut-off [Hz].
     clock : {'auto', 'stamps', 'fixed_rate'}
         The description's ``time.clock`` (see ``timing``).
-    repeats : (N,) ndarray of int or None
-        Rows dropped after each row because they repeated it exactly; None: none.
+    repeats : (N,) ndarray of bool or None
+        Rows equal to the previous row in every signal as read (``timing.samples`` drops those
+        that come sooner than a period); all False for a ``sample_rate`` or ``time.clock:
+        fixed_rate`` log (every row is declared a sample); None: compare the arrays.
+    first_row : int
+        Row of the data file (0-based) that is the first row here, for messages.
     """
 
     source: str
@@ -75,6 +80,7 @@ class Dataset:
     cutoff_hz: float | None = None
     clock: str = 'auto'
     repeats: np.ndarray | None = None
+    first_row: int = 0
 
     @property
     def samples(self) -> int:
@@ -83,8 +89,25 @@ class Dataset:
 
     @property
     def repeated(self) -> int:
-        """Number of rows dropped on loading as exact repeats of the previous row."""
-        return 0 if self.repeats is None else int(self.repeats.sum())
+        """Number of rows equal to the previous row in every signal (``repeat_mask``)."""
+        return int(self.repeat_mask().sum())
+
+    def repeat_mask(self) -> np.ndarray:
+        """Which rows equal the previous row in every signal.
+
+        Returns
+        -------
+        (N,) ndarray of bool
+            ``repeats``, or the comparison of the arrays when it is None; the first row is
+            never a repeat.
+        """
+        if self.repeats is not None:
+            mask = np.array(self.repeats, dtype=bool)
+        else:
+            mask = _same_as_previous([self.position, self.velocity, self.effort])
+        if len(mask):
+            mask[0] = False
+        return mask
 
     def aligned(self, robot: RobotModel) -> Dataset:
         """The same data with columns (and the transmission) in the robot's joint order.
@@ -128,7 +151,8 @@ class Dataset:
                 self, source=f'{self.source}[{tag} {100 * share:.0f}%]', t=self.t[sl],
                 position=self.position[sl], effort=self.effort[sl],
                 velocity=None if self.velocity is None else self.velocity[sl],
-                repeats=None if self.repeats is None else self.repeats[sl]))
+                repeats=None if self.repeats is None else self.repeats[sl],
+                first_row=self.first_row + (sl.start or 0)))
         return parts[0], parts[1]
 
 
@@ -237,15 +261,16 @@ def _build_unchecked(spec, source, base, default_joints, log) -> tuple[Dataset, 
     tr = transmission_from_spec(spec.transmission, n) if spec.transmission \
         else Transmission.identity(n)
     raw = _drop_invalid(raw, spec.drop_invalid_rows, source, tr)
-    raw, repeats = _drop_repeats(raw, source)
     tspec = spec.time or TimeSpec()
-    t = _clock(raw['time'], tspec, source)
+    repeats = _repeats(raw, tspec)
+    t = _clock(raw['time'], tspec, source, raw['row'])
     velocity = raw.get('velocity')
     dataset = Dataset(source=source, joint_names=raw['joints'], t=t,
                       position=tr.joint_positions(raw['position']),
                       velocity=None if velocity is None else tr.joint_velocities(velocity),
                       effort=tr.joint_torques(raw['effort']), transmission=tr,
-                      cutoff_hz=spec.cutoff_hz, clock=tspec.clock, repeats=repeats)
+                      cutoff_hz=spec.cutoff_hz, clock=tspec.clock, repeats=repeats,
+                      first_row=int(raw['row'][0]))
     return dataset, raw['row']
 
 
@@ -382,7 +407,7 @@ def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
             r = int(np.flatnonzero(rows)[0])
             c = int(np.flatnonzero(invalid[r])[0])
             where = f'joint {raw["joints"][c]}' if field != 'time' else 'time'
-            first_problem = f'{field} of {where} is {float(v2[r, c])!r} in row {r}'
+            first_problem = f'{field} of {where} is {float(v2[r, c])!r} in row {raw["row"][r]}'
         bad |= rows
     if not bad.any():
         return raw
@@ -397,48 +422,51 @@ def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
     start, stop = good[0], good[-1] + 1
     if bad[start:stop].any():
         inner = int(np.flatnonzero(bad[start:stop])[0]) + start
-        raise InputError(f'invalid row {inner} lies inside the recording; only leading and '
-                         'trailing invalid rows can be dropped (use rows: to cut)')
-    warnings.warn(f'{source}: {summary}; dropped rows {idx[0]}–{idx[-1]} as asked '
-                  '(drop_invalid_rows)', DataWarning, stacklevel=2)
+        raise InputError(f'invalid row {raw["row"][inner]} lies inside the recording; only '
+                         'leading and trailing invalid rows can be dropped (use rows: to cut)')
+    warnings.warn(f'{source}: {summary}; dropped rows {raw["row"][idx[0]]}–{raw["row"][idx[-1]]} '
+                  'as asked (drop_invalid_rows)', DataWarning, stacklevel=2)
     return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
 
 
-def _drop_repeats(raw: dict, source: str) -> tuple[dict, np.ndarray | None]:
-    """Drop the rows whose every signal equals the previous row's exactly (a logger that read
-    the same controller cycle twice), whatever their stamps. Returns the rows and the count of
-    rows dropped after each kept row (None if none). Stamps must not decrease; once the repeats
-    are gone, they must strictly increase."""
-    t = raw['time']
+def _repeats(raw: dict, tspec: TimeSpec) -> np.ndarray:
+    """Which rows equal the previous row in every signal; all False when the description
+    declares every row a sample (``sample_rate``, ``time.clock: fixed_rate``). Refuses a log of
+    fewer than two rows or one constant sample, decreasing stamps, and, for ``time.clock:
+    stamps``, a stamp shared by rows of different states."""
+    t, rows = raw['time'], raw['row']
     if len(t) < 2:
-        return raw, None
+        raise InputError(f'{len(t)} row{"" if len(t) == 1 else "s"} (a log needs two rows or more)')
+    same = _same_as_previous([raw.get(field) for field in SIGNALS])
+    if same[1:].all():
+        raise InputError(f'all {len(t)} rows hold the same sample (a constant log: nothing moves)')
     backwards = np.flatnonzero(np.diff(t) < 0)
     if len(backwards):
         r = backwards[0]
-        raise InputError(f'{source}: decreasing time stamp at row {r + 1} ({float(t[r])!r} then '
+        raise InputError(f'decreasing time stamp at row {rows[r + 1]} ({float(t[r])!r} then '
                          f'{float(t[r + 1])!r}); time must increase')
-    same = np.ones(len(t) - 1, dtype=bool)
-    for field in SIGNALS:
-        if raw.get(field) is not None:
-            same &= np.all(raw[field][1:] == raw[field][:-1], axis=1)
-    keep = np.concatenate([[True], ~same])
-    kept = np.flatnonzero(keep)
-    repeats = np.diff(np.append(kept, len(t))) - 1 if same.any() else None
-    raw = {k: v if k == 'joints' or v is None else v[keep] for k, v in raw.items()}
-    t = raw['time']
-    stuck = np.flatnonzero(np.diff(t) == 0)
-    if len(stuck):
-        r = stuck[0]
-        raise InputError(f'{source}: duplicated time stamp at row {kept[r + 1]} '
-                         f'({float(t[r])!r} twice) with a different state; time must strictly '
-                         'increase (only rows that repeat the previous row exactly may share its '
-                         'stamp)')
-    return raw, repeats
+    shared = np.flatnonzero((np.diff(t) == 0) & ~same[1:])
+    if tspec.clock == 'stamps' and len(shared):
+        r = shared[0]
+        raise InputError(f'duplicated time stamp at row {rows[r + 1]} ({float(t[r])!r} twice) '
+                         'with a different state; time.clock: stamps needs a stamp per sample '
+                         '(auto puts such rows on consecutive controller cycles)')
+    if tspec.sample_rate is not None or tspec.clock == 'fixed_rate':
+        return np.zeros(len(t), dtype=bool)
+    return same
 
 
-def _clock(t: np.ndarray, tspec: TimeSpec, source: str) -> np.ndarray:
+def _same_as_previous(signals) -> np.ndarray:
+    """(N,) bool: the row equals the previous one in every signal given (None: absent)."""
+    signals = [s for s in signals if s is not None]
+    same = np.zeros(len(signals[0]), dtype=bool)
+    same[1:] = True
+    for values in signals:
+        same[1:] &= np.all(values[1:] == values[:-1], axis=1)
+    return same
+
+
+def _clock(t: np.ndarray, tspec: TimeSpec, source: str, rows: np.ndarray) -> np.ndarray:
     if tspec.clock == 'fixed_rate':
-        t = fixed_rate_clock(t, source)
-        return t - t[0]
-    check_time(t, source)
+        t = fixed_rate_clock(t, source, rows)
     return t - t[0]

@@ -14,14 +14,17 @@ Example (CSV, motor-side data through a transmission)::
     cutoff_hz: 10                       # optional low-pass cut-off for this recording
     transmission: {gear_ratios: [100, 100], coupling: [[1, 0, 50]]}
 
-Rows that repeat the previous row exactly (every signal equal, whatever the stamp) are dropped
-on loading; stamps must otherwise strictly increase. ``time.clock`` says how to read the stamps
-(``timing``): ``auto`` detects the nominal rate and whether the rows are the cycles of a
-fixed-rate controller whose logger stamps jitter (then the rows are put back on those cycles) or
+Stamps must not decrease. A row that repeats the previous row exactly (every signal equal) is a
+logger's second read of a controller cycle when it comes sooner than a period after the last row
+kept, and is dropped; later, it is a robot standing still, and is kept (``timing.samples``).
+``time.clock`` says how to read the stamps (``timing``): ``auto`` detects the controller's rate
+and whether the rows are the cycles of a fixed-rate controller whose logger stamps jitter, are
+rounded (rows may share a stamp) or poll it (then the rows are put back on those cycles), or
 samples at irregular moments (then they are resampled by their stamps onto a uniform grid);
-either way gaps are bridged or, when too long, split the log. ``stamps`` trusts the stamps;
-``fixed_rate`` replaces them by the least-squares line ``t0 + k·T`` through them, and refuses
-gaps (a controller at a fixed rate whose logger lost no row).
+either way gaps are bridged or, when too long, split the log. ``stamps`` trusts the stamps (one
+per sample); ``fixed_rate`` replaces them by the least-squares line ``t0 + k·T`` through them,
+takes every row as a sample, and refuses gaps (a controller at a fixed rate whose logger lost
+no row). With ``sample_rate`` too every row is a sample.
 
 A rosbag2 needs only ``file`` (and ``topic``, default ``/joint_states``). The schema checks
 types and keys; what depends on the data (column counts, sizes per joint) is checked when the
@@ -77,8 +80,9 @@ class TimeSpec(Schema):
     clock : {'auto', 'stamps', 'fixed_rate'}
         ``auto``: decide from the data whether the rows are a fixed-rate clock's cycles or
         samples at their stamps (``timing``); ``stamps``: the stamps are the sample times
-        (resampled onto a uniform grid when irregular); ``fixed_rate``: the controller ran at a
-        fixed rate and dropped no sample, only the logger stamps jitter.
+        (resampled onto a uniform grid when irregular; no two rows of different states may
+        share one); ``fixed_rate``: the controller ran at a fixed rate and dropped no sample,
+        only the logger stamps jitter (or are rounded); every row is a sample.
     source : {'header', 'receive'}
         For a rosbag2: the messages' header stamps or the bag's receive times.
     """

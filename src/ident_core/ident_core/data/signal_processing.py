@@ -18,45 +18,21 @@ from ..errors import InputError
 MAX_GAP_PERIODS = 1.5
 
 
-def check_time(t: np.ndarray, source: str) -> None:
-    """Refuse time stamps that are not finite, or not strictly increasing.
-
-    Parameters
-    ----------
-    t : (N,) ndarray
-        Time stamps [s].
-    source : str
-        The recording, for the error message.
-
-    Raises
-    ------
-    InputError
-        Naming ``source`` and the first offending row (0-based, data rows).
-    """
-    bad = np.flatnonzero(~np.isfinite(t))
-    if len(bad):
-        raise InputError(f'{source}: time stamp of row {bad[0]} is not finite')
-    dt = np.diff(t)
-    bad = np.flatnonzero(dt <= 0)
-    if len(bad):
-        kind = 'duplicated' if dt[bad[0]] == 0 else 'decreasing'
-        raise InputError(f'{source}: {kind} time stamp at row {bad[0] + 1} '
-                         f'({float(t[bad[0]])!r} then {float(t[bad[0] + 1])!r}); '
-                         'time must strictly increase')
-
-
-def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:
+def fixed_rate_clock(t: np.ndarray, source: str, rows: np.ndarray | None = None) -> np.ndarray:
     """Replace jittery logger stamps by the fixed-rate clock that took the samples.
 
     Controllers sample at a fixed period while a non-real-time logger stamps them late by a
-    varying amount. The returned times are the least-squares line ``t0 + k·T`` through the stamps.
+    varying amount, or rounds the stamps. The returned times are the least-squares line
+    ``t0 + k·T`` through the stamps: every row is a sample (none dropped, none repeated).
 
     Parameters
     ----------
     t : (N,) ndarray
-        Logger stamps [s].
+        Logger stamps [s], non-decreasing (rounded stamps may repeat), N ≥ 2.
     source : str
         The recording, for the error message.
+    rows : (N,) ndarray of int, optional
+        Data row of each stamp, for the message (default: 0 … N−1).
 
     Returns
     -------
@@ -66,16 +42,27 @@ def fixed_rate_clock(t: np.ndarray, source: str) -> np.ndarray:
     Raises
     ------
     InputError
-        If the stamps are not strictly increasing, or an interval exceeds 1.5 periods (dropped
-        samples: the clock is not fixed-rate).
+        If the stamps are not finite or decrease, or an interval exceeds 1.5 periods plus the
+        stamps' step (dropped samples: the clock is not fixed-rate). The step is the smallest
+        non-zero interval when stamps repeat (rounded stamps), else 0.
     """
-    check_time(t, source)
+    rows = np.arange(len(t)) if rows is None else rows
+    dt = np.diff(t)
+    bad = np.flatnonzero(~np.isfinite(t))
+    if len(bad):
+        raise InputError(f'{source}: time stamp of row {rows[bad[0]]} is not finite')
+    bad = np.flatnonzero(dt < 0)
+    if len(bad):
+        raise InputError(f'{source}: decreasing time stamp at row {rows[bad[0] + 1]} '
+                         f'({float(t[bad[0]])!r} then {float(t[bad[0] + 1])!r}); time must '
+                         'increase')
     k = np.arange(len(t))
     period, t0 = np.polyfit(k, t, 1)
-    gaps = np.flatnonzero(np.diff(t) > MAX_GAP_PERIODS * period)
+    step = float(dt[dt > 0].min()) if np.any(dt == 0) and np.any(dt > 0) else 0.0
+    gaps = np.flatnonzero(dt > MAX_GAP_PERIODS * period + step)
     if len(gaps):
-        raise InputError(f'{source}: gap of {np.diff(t)[gaps[0]] * 1e3:.2f} ms after row '
-                         f'{gaps[0]} (period {period * 1e3:.2f} ms): samples were dropped, '
+        raise InputError(f'{source}: gap of {dt[gaps[0]] * 1e3:.2f} ms after row '
+                         f'{rows[gaps[0]]} (period {period * 1e3:.2f} ms): samples were dropped, '
                          'so time.clock: fixed_rate does not apply (auto bridges or splits gaps)')
     return t0 + period * k
 

@@ -1,37 +1,59 @@
-"""The time base of a log: when each row was sampled, and the uniform grid it is resampled onto.
+"""The time base of a log: which rows are samples, when each was sampled, and the uniform grid it
+is resampled onto.
 
 Many logs come from loggers that are not real-time: they sample a controller running at a fixed
 rate (1 kHz, 500 Hz, ...) at irregular moments, stamp the rows late by a varying amount, repeat a
-row when they read the same controller cycle twice, and stall now and then. Filtering such rows by
-sample index (as if the rate were uniform) and differentiating over the irregular stamps turns the
-jitter into acceleration noise. ``analyse`` works out the time base of a log instead:
+row when they read the same controller cycle twice, round the stamps (to 1 ms, say), and stall
+now and then. Filtering such rows by sample index (as if the rate were uniform) and
+differentiating over the irregular stamps turns the jitter into acceleration noise. ``analyse``
+works out the time base of a log instead:
 
-* **nominal period** ``T``: the median interval, snapped to a common controller rate
-  (``COMMON_RATES``) when within ``SNAP_TOLERANCE`` (10 %: the rates listed are at least 20 %
-  apart, and the median interval of a logger that polls a controller runs a few % long once its
-  repeated rows are dropped);
+* **samples** (``samples``): a row equal to the previous one in every signal is a logger's second
+  read of one controller cycle when it comes sooner than a period after the last row kept (a
+  polling logger reads a cycle again within that period), and is dropped; a repeat that comes a
+  period or more later is a new sample of a robot standing still (a constant signal over that
+  time, not a gap) and is kept. ``sample_rate`` and ``time.clock: fixed_rate`` logs declare every
+  row a sample. Rows of different states that share a stamp (stamps rounded to 1 ms at 2 kHz)
+  are spread evenly over the stamps' step (``spread_ties``) and must be explained by the cycles;
+* **period** ``T`` (``cycle_period``): the rows of a fixed-rate controller lie one per cycle
+  ``[φ + nT, φ + (n+1)T)``, which bounds T from above by ``(t_j − t_i)/(j − i − 1)`` for every
+  pair of rows. Below that bound (within ``SEARCH_SPAN``), T is the largest period whose cycle
+  boundaries separate the most pairs of consecutive rows less than a period apart
+  (``cycle_phase``; counted for many periods at once, coarse to fine over ever more rows), then
+  the one that holds the rows most tightly within their cycles (narrowest spread of
+  ``t_k − n_k·T``). Uniform stamps give their own period exactly, a logger that stamps late or
+  rounds its stamps gives the controller's to 1e-7, one that polls at its own moments to about
+  1e-5. A listed controller rate (``COMMON_RATES``) within ``SNAP_TOLERANCE`` (0.5 %) replaces
+  the estimate when its cycles hold the rows as tightly (``snapped_period``): an exact rate makes
+  the grid, the trim and decimation counts and the summary exact. The estimate is far more
+  precise than 0.5 %, so a listed rate that close is the controller's unless the rows say
+  otherwise, and rates off the list (1024 Hz is 2.4 % from 1 kHz, 480 Hz 4 % from 500 Hz) keep
+  their own;
 * **clock**, one of
 
-  - ``uniform``: the stamps lie on a uniform grid already (``sample_rate`` logs, simulators);
+  - ``uniform``: the stamps lie on the cycles already (``sample_rate`` logs, simulators);
   - ``fixed_rate``: the rows are cycles ``t0 + n·T`` of a fixed-rate controller (integer ``n``,
     cycles may be missing) whatever their stamps say: a logger stamped every cycle late by a
-    varying amount, or polled the controller's latest state at moments of its own
-    (``fixed_rate_cycles``). ``time.clock: auto`` takes it when the stamps admit such cycles and
-    the positions are smoother on them than on the stamps: each half of the rows (odd, even)
-    predicts the other half by a cubic spline, once over each time base, and the time base with
-    the smaller prediction residual wins. Timing errors show as high-frequency roughness of the
-    position, the motion itself does not (it is smooth at half the sample rate). The decision
-    is the data's, not a threshold's: no jitter level or residual bound to tune;
+    varying amount, rounded its stamps, or polled the controller's latest state at moments of
+    its own (``fixed_rate_cycles``). ``time.clock: auto`` takes it when the positions are
+    smoother on the cycles than on the stamps: each half of the rows (odd, even) predicts the
+    other half by a cubic spline, once over each time base, and the time base with the smaller
+    prediction residual wins. Timing errors show as high-frequency roughness of the position,
+    the motion itself does not (it is smooth at half the sample rate). The decision is the
+    data's, not a threshold's: no jitter level or residual bound to tune. Rows that share a stamp
+    have no time of their own, so the cycles are taken whenever every stamp lies within one
+    stamp step of its cycle, and the log is refused otherwise;
   - ``stamps``: the stamps are the sample times, however irregular (``time.clock: stamps``
-    forces it unless they are uniform);
+    forces it unless they are uniform), resampled at the median interval (snapped like T);
 
-* **gaps**: intervals of ``GAP_PERIODS`` periods or more (two samples missing, at least: a single
-  missing sample cannot be told from jitter and is interpolated like any irregular sample). A gap
-  up to ``BRIDGE_CUTOFF_PERIODS`` cut-off periods is bridged by interpolation; a longer one splits
-  the log into pieces, each filtered, differentiated and trimmed on its own.
+* **gaps**: intervals of ``GAP_PERIODS`` periods or more (three cycles on a cycle clock: two
+  samples missing, at least; a single missing sample cannot be told from jitter and is
+  interpolated like any irregular sample). A gap up to ``BRIDGE_CUTOFF_PERIODS`` cut-off periods
+  is bridged by interpolation; a longer one splits the log into segments, each filtered,
+  differentiated and trimmed on its own.
 
-``TimeBase.resample`` puts a signal onto the uniform grid of period ``T`` of each piece, before any
-filtering. Positions (and recorded velocities) take a cubic spline (C², so the accelerations
+``TimeBase.resample`` puts a signal onto the uniform grid of period ``T`` of each segment, before
+any filtering. Positions (and recorded velocities) take a cubic spline (C², so the accelerations
 differentiated from them have no kinks at the rows; positions are smooth and barely noisy, so the
 spline does not ring); efforts, which are noisy, take linear interpolation, which cannot overshoot
 its neighbours (a spline through noise rings between the rows).
@@ -52,17 +74,27 @@ from typing import Literal
 
 import numpy as np
 from scipy.interpolate import make_interp_spline
+from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
 
-#: Controller rates [Hz] a median interval snaps to.
+#: Controller rates [Hz] an estimated period snaps to.
 COMMON_RATES = (10000, 8000, 5000, 4000, 2500, 2000, 1000, 800, 500, 400, 250, 200, 125, 100,
                 50, 25, 20, 10)
-SNAP_TOLERANCE = 0.1
-GAP_PERIODS = 3.0
+SNAP_TOLERANCE = 0.005
+GAP_PERIODS = 3
 BRIDGE_CUTOFF_PERIODS = 0.1
 #: Stamps within this fraction of a period of the fixed-rate cycles are a uniform clock.
 UNIFORM_TOLERANCE = 1e-3
+#: How far below its upper bound the cycle period is searched (a polling logger's bound is a
+#: few 0.1 % above the period).
+SEARCH_SPAN = 0.02
+#: Phases per period at which the cover of the cycle boundaries is counted.
+COVER_BINS = 64
+#: Rows of the first (coarsest) cover search; each next one takes 8 times more.
+COVER_ROWS = 512
+#: Candidate periods × row pairs counted at once (memory of the cover search).
+COVER_CHUNK = 2_000_000
 
 Clock = Literal['uniform', 'fixed_rate', 'stamps']
 
@@ -79,22 +111,26 @@ class TimeBase:
         The time base taken.
     period : float
         Grid period T [s].
-    times : (N,) ndarray
-        Time of each row in that time base [s], strictly increasing.
-    pieces : list of (int, int)
-        ``[start, stop)`` rows of the pieces kept.
+    times : (M,) ndarray
+        Time of each sample (row kept) in that time base [s], strictly increasing.
+    segments : list of (int, int)
+        ``[start, stop)`` indices into ``times`` of the segments kept.
+    rows : (M,) ndarray of int or None
+        The log row of each sample; None: every row, in order.
     bridged : int
         Gaps interpolated across.
     split : list of float
         Lengths of the gaps the log was split at [s].
     short : int
-        Pieces dropped for being too short for the filter.
+        Segments dropped for being too short for the filter.
     short_limit : float
-        Shortest piece kept [s] (0: none dropped yet).
+        Shortest segment kept [s] (0: none dropped yet).
     jitter : float
         Standard deviation of the stamp intervals (``jitter``), relative to T.
     repeated : int
-        Rows dropped on loading because they repeated the previous row exactly.
+        Rows dropped because they repeated the previous row within a period (``samples``).
+    duplicated : int
+        Rows of a state of their own that share the stamp of the row before (``spread_ties``).
     described : str
         ``time.clock`` when the description chose the clock, else ''.
     """
@@ -103,13 +139,15 @@ class TimeBase:
     clock: Clock
     period: float
     times: np.ndarray
-    pieces: list[tuple[int, int]]
+    segments: list[tuple[int, int]]
+    rows: np.ndarray | None = None
     bridged: int = 0
     split: list[float] = field(default_factory=list)
     short: int = 0
     short_limit: float = 0.0
     jitter: float = 0.0
     repeated: int = 0
+    duplicated: int = 0
     described: str = ''
 
     @property
@@ -117,54 +155,56 @@ class TimeBase:
         """Grid sample rate 1/T [Hz]."""
         return 1.0 / self.period
 
-    def grid(self, piece: tuple[int, int]) -> np.ndarray:
-        """The uniform sample times of a piece.
+    def grid(self, segment: tuple[int, int]) -> np.ndarray:
+        """The uniform sample times of a segment.
 
         Parameters
         ----------
-        piece : (int, int)
-            ``[start, stop)`` rows.
+        segment : (int, int)
+            ``[start, stop)`` samples.
 
         Returns
         -------
-        (M,) ndarray
+        (L,) ndarray
             ``times[start] + k·T`` up to ``times[stop − 1]`` [s].
         """
-        start, stop = piece
-        if self._on_grid(piece):
+        start, stop = segment
+        if self._on_grid(segment):
             return self.times[start:stop]
         count = int(math.floor((self.times[stop - 1] - self.times[start]) / self.period
                                + 1e-6)) + 1
         return self.times[start] + self.period * np.arange(count)
 
     def resample(self, values: np.ndarray, smooth: bool) -> list[np.ndarray]:
-        """A signal on the uniform grid of each piece.
+        """A signal on the uniform grid of each segment.
 
         Parameters
         ----------
         values : (N, ...) ndarray
-            One row per log row.
+            One row per log row (the rows dropped as repeats included).
         smooth : bool
             Cubic spline (positions, velocities) or linear interpolation (efforts).
 
         Returns
         -------
-        list of (M_i, ...) ndarray
-            One array per piece, on ``grid(piece)``.
+        list of (L_i, ...) ndarray
+            One array per segment, on ``grid(segment)``.
         """
+        values = values if self.rows is None else values[self.rows]
         out = []
-        for piece in self.pieces:
-            start, stop = piece
-            if self._on_grid(piece):
+        for segment in self.segments:
+            start, stop = segment
+            if self._on_grid(segment):
                 out.append(values[start:stop])
                 continue
             x = self.times[start:stop]
             k = min(3 if smooth else 1, len(x) - 1)
-            out.append(make_interp_spline(x, values[start:stop], k=k, axis=0)(self.grid(piece)))
+            out.append(make_interp_spline(x, values[start:stop], k=k, axis=0)(
+                self.grid(segment)))
         return out
 
     def without_short(self, min_samples: int) -> TimeBase:
-        """The same time base without the pieces of ``min_samples`` grid samples or fewer.
+        """The same time base without the segments of ``min_samples`` grid samples or fewer.
 
         Parameters
         ----------
@@ -178,15 +218,13 @@ class TimeBase:
         Raises
         ------
         InputError
-            If no piece is long enough (naming the source).
+            If no segment is long enough (naming the source).
         """
-        kept = [p for p in self.pieces if len(self.grid(p)) > min_samples]
+        kept = [s for s in self.segments if len(self.grid(s)) > min_samples]
         if not kept:
-            longest = max(len(self.grid(p)) for p in self.pieces)
-            raise InputError(f'{self.source}: {longest} samples are too few at '
-                             f'{_rate_text(self.rate)} (more than {min_samples} needed for the '
-                             'filter and its trimmed edges)')
-        return replace(self, pieces=kept, short=self.short + len(self.pieces) - len(kept),
+            raise InputError(self._too_short(min_samples))
+        return replace(self, segments=kept,
+                       short=self.short + len(self.segments) - len(kept),
                        short_limit=(min_samples + 1) * self.period)
 
     def summary(self) -> str:
@@ -195,19 +233,21 @@ class TimeBase:
         Returns
         -------
         str
-            E.g. ``log.npz: resampled 20 544 rows to 1 kHz: 1 255 repeated rows dropped, 4 gaps
-            bridged, 1 gap of 0.35 s split``.
+            E.g. ``log.npz: resampled 20 544 rows to 1 kHz (stamps jitter 25 %): 1 255 repeated
+            rows dropped, 4 gaps bridged, 1 gap of 0.35 s split``.
         """
         rows, rate = _count(len(self.times)), _rate_text(self.rate)
-        jitter = f'stamps jitter {100 * self.jitter:.2g} %'
+        stamps = f'stamps jitter {round(100 * self.jitter, 2):.2g} %'
+        if self.duplicated:
+            stamps += f', {_count(self.duplicated)} duplicated'
         if self.clock == 'stamps':
-            head = f'resampled {rows} rows to {rate} ({jitter})'
+            head = f'resampled {rows} rows to {rate} ({stamps})'
         else:
             cycles = int(np.rint((self.times[-1] - self.times[0]) / self.period)) + 1
             on = f' on {_count(cycles)} cycles' if cycles != len(self.times) else ''
             head = (f'uniform {rate} clock, {rows} rows{on}' if self.clock == 'uniform' else
                     f'fixed-rate clock {rate}'
-                    + ('' if self.described else f' (logger {jitter})') + f', {rows} rows{on}')
+                    + ('' if self.described else f' (logger {stamps})') + f', {rows} rows{on}')
         if self.described:
             head += f' (time.clock: {self.described})'
         events = self._events()
@@ -220,18 +260,28 @@ class TimeBase:
         if self.bridged:
             events.append(f'{_count(self.bridged)} gap{_s(self.bridged)} bridged')
         if self.split:
-            lengths = sorted(self.split)
-            span = (f'{lengths[0]:.2g} s' if len(lengths) == 1 or lengths[0] == lengths[-1]
-                    else f'{lengths[0]:.2g}–{lengths[-1]:.2g} s')
-            events.append(f'{len(lengths)} gap{_s(len(lengths))} of {span} split')
+            shown = sorted({f'{x:.2g}' for x in self.split}, key=float)
+            span = shown[0] if len(shown) == 1 else f'{shown[0]}–{shown[-1]}'
+            events.append(f'{len(self.split)} gap{_s(len(self.split))} of {span} s split')
         if self.short:
-            events.append(f'{self.short} piece{_s(self.short)} shorter than '
+            events.append(f'{self.short} segment{_s(self.short)} shorter than '
                           f'{self.short_limit:.2g} s dropped')
         return events
 
-    def _on_grid(self, piece: tuple[int, int]) -> bool:
-        """Whether every grid point of the piece is a row (nothing to interpolate)."""
-        start, stop = piece
+    def _too_short(self, min_samples: int) -> str:
+        """The message when no segment has more than ``min_samples`` grid samples."""
+        lengths = [len(self.grid(s)) for s in self.segments]
+        need = f'more than {min_samples} needed at {_rate_text(self.rate)} for the filter and ' \
+               'its trimmed edges'
+        if len(lengths) == 1:
+            return f'{self.source}: {lengths[0]} samples are too few ({need})'
+        return (f'{self.source}: all {len(lengths)} segments between the gaps are too short '
+                f'(longest {max(lengths)} samples; {need}); the log was split at '
+                f'{len(self.split)} gap{_s(len(self.split))} of up to {max(self.split):.3g} s')
+
+    def _on_grid(self, segment: tuple[int, int]) -> bool:
+        """Whether every grid point of the segment is a sample (nothing to interpolate)."""
+        start, stop = segment
         if self.clock == 'stamps':
             return False
         cycles = np.rint((self.times[stop - 1] - self.times[start]) / self.period)
@@ -239,13 +289,14 @@ class TimeBase:
 
 
 def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: str = '',
-            clock: str = 'auto', repeated: int = 0) -> TimeBase:
+            clock: str = 'auto', repeats: np.ndarray | None = None,
+            first_row: int = 0) -> TimeBase:
     """The time base of a log (module docstring).
 
     Parameters
     ----------
     t : (N,) ndarray
-        Stamps [s], strictly increasing (rows that repeat the previous one already dropped).
+        Stamps [s], non-decreasing.
     position : (N, n) ndarray
         Positions [rad or m]; in ``auto``, the time base in which they are smoother wins.
     cutoff_hz : float
@@ -255,9 +306,12 @@ def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: st
         The log, for the summary and messages.
     clock : {'auto', 'stamps', 'fixed_rate'}
         The description's ``time.clock``. ``fixed_rate``: ``t`` is the fixed-rate clock
-        already (``signal_processing.fixed_rate_clock``); ``stamps``: trust the stamps.
-    repeated : int
-        Rows dropped on loading as repeats, for the summary.
+        already (``signal_processing.fixed_rate_clock``) and every row a sample; ``stamps``:
+        trust the stamps.
+    repeats : (N,) ndarray of bool, optional
+        Rows equal to the previous row in every signal (``samples``); None: none.
+    first_row : int
+        Data row of the first row, for messages.
 
     Returns
     -------
@@ -266,29 +320,134 @@ def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: st
     Raises
     ------
     InputError
-        If there are fewer than two rows.
+        If there are fewer than two rows, every row holds the same sample, or rows share stamps
+        that no fixed-rate clock explains (or ``clock`` is ``stamps``).
     """
+    t = np.asarray(t, dtype=float)
     if len(t) < 2:
-        raise InputError(f'{source}: {len(t)} row(s) hold no time base')
-    period = nominal_period(t)
-    cycles = fixed_rate_cycles(t, period)
-    chosen: Clock = 'stamps'
-    times = t
-    if cycles is not None:
-        ticks, fitted = cycles
-        if clock == 'fixed_rate' or np.max(np.abs(t - ticks)) <= UNIFORM_TOLERANCE * fitted:
-            chosen = 'fixed_rate' if clock == 'fixed_rate' else 'uniform'
-        elif clock == 'auto' and smoother_on_cycles(t, ticks, position, fitted):
-            chosen = 'fixed_rate'
-        if chosen != 'stamps':
-            times, period = ticks, fitted
-    base = TimeBase(source, chosen, period, times, [], jitter=jitter(t, period),
-                    repeated=repeated, described='' if clock == 'auto' else clock)
-    return _pieces(base, BRIDGE_CUTOFF_PERIODS / cutoff_hz)
+        raise InputError(f'{source}: {len(t)} row{_s(len(t))}: a time base needs two samples '
+                         'or more')
+    bridge = BRIDGE_CUTOFF_PERIODS / cutoff_hz
+    if clock == 'fixed_rate':
+        period = float((t[-1] - t[0]) / (len(t) - 1))
+        return _segments(TimeBase(source, 'fixed_rate', period, t, [], described=clock), bridge)
+    repeats = np.zeros(len(t), dtype=bool) if repeats is None else np.asarray(repeats, bool)
+    distinct = np.flatnonzero(~repeats[1:]) + 1
+    if not len(distinct):
+        raise InputError(f'{source}: all {len(t)} rows hold the same sample (a constant log: '
+                         'nothing moves)')
+    nominal = nominal_period(spread_ties(t[np.r_[0, distinct]], source)[0])
+    rows = np.flatnonzero(samples(t, repeats, nominal))
+    stamps, step = spread_ties(t[rows], source)
+    chosen, times, period = _clock_of(t[rows], stamps, step, position[rows], clock, nominal,
+                                      f'{source}: ' if source else '', first_row + rows)
+    base = TimeBase(source, chosen, period, times, [], rows=rows, jitter=jitter(stamps, period),
+                    repeated=len(t) - len(rows), duplicated=int(np.sum(np.diff(t[rows]) == 0)),
+                    described='' if clock == 'auto' else clock)
+    return _segments(base, bridge)
+
+
+def _clock_of(raw, stamps, step, position, clock, nominal, prefix, rows):
+    """(clock, times, period) of the samples; ``raw``: their stamps before ``spread_ties``;
+    ``nominal``: the grid period of the stamps clock."""
+    period = snapped_period(stamps, cycle_period(stamps, step))
+    ticks, pushed = fixed_rate_cycles(stamps, period)
+    if step:                            # shared stamps: only the cycles can time those rows
+        off = np.abs(raw - ticks)
+        k = int(np.argmax(off))
+        if clock == 'stamps' or off[k] > step:
+            tie = int(np.flatnonzero(np.diff(raw) == 0)[0])
+            raise InputError(f'{prefix}duplicated time stamp at row {rows[tie + 1]} '
+                             f'({float(raw[tie])!r} twice) with a different state, and '
+                             + ('time.clock: stamps takes the stamps as the sample times'
+                                if clock == 'stamps' else
+                                f'no fixed-rate clock puts row {rows[k]} within a stamp step '
+                                f'({step:.3g} s) of its cycle'))
+        return 'fixed_rate', ticks, period
+    if not pushed and np.max(np.abs(stamps - ticks)) <= UNIFORM_TOLERANCE * period:
+        return 'uniform', ticks, period
+    if clock == 'auto' and smoother_on_cycles(stamps, ticks, position, period):
+        return 'fixed_rate', ticks, period
+    return 'stamps', stamps, nominal
+
+
+def samples(t: np.ndarray, repeats: np.ndarray, period: float) -> np.ndarray:
+    """Which rows are samples: all but the repeats that come sooner than a period after the last
+    row kept (module docstring).
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Stamps [s], non-decreasing.
+    repeats : (N,) ndarray of bool
+        Rows equal to the previous row in every signal.
+    period : float
+        The controller's period [s], e.g. the ``nominal_period`` of the rows that differ from the
+        one before.
+
+    Returns
+    -------
+    (N,) ndarray of bool
+        True for the rows kept: every row that differs from the one before, and each repeat at
+        least a period (less ``UNIFORM_TOLERANCE``) after the last row kept, so that a
+        standstill keeps one row per period.
+    """
+    keep = ~repeats
+    keep[0] = True
+    if keep.all():
+        return keep
+    limit = (1 - UNIFORM_TOLERANCE) * period
+    previous = t[np.maximum.accumulate(np.where(keep, np.arange(len(t)), 0))]
+    last = -np.inf
+    for k in np.flatnonzero(~keep):
+        if t[k] - max(last, previous[k]) >= limit:
+            keep[k] = True
+            last = t[k]
+    return keep
+
+
+def spread_ties(t: np.ndarray, source: str = '') -> tuple[np.ndarray, float]:
+    """Stamps shared by consecutive rows, spread evenly over the stamps' step.
+
+    A run of ``r`` rows on the stamp ``s`` of a log whose stamps move in steps of ``q`` (the
+    smallest non-zero interval) was sampled within one step around ``s``; the rows get
+    ``s + q·((i + ½)/r − ½)``, ``i = 0 … r−1``. Unique stamps are unchanged.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Stamps [s], non-decreasing.
+    source : str
+        The log, for the message.
+
+    Returns
+    -------
+    stamps : (N,) ndarray
+        Strictly increasing [s].
+    step : float
+        ``q`` [s]; 0 when no stamp is shared.
+
+    Raises
+    ------
+    InputError
+        If every row has the same stamp.
+    """
+    dt = np.diff(t)
+    tied = dt == 0
+    if not tied.any():
+        return t, 0.0
+    if tied.all():
+        raise InputError(f'{source}: all {len(t)} rows have the same time stamp '
+                         f'{float(t[0])!r}')
+    step = float(dt[~tied].min())
+    starts = np.flatnonzero(np.concatenate([[True], ~tied]))
+    sizes = np.diff(np.append(starts, len(t)))
+    index = np.arange(len(t)) - np.repeat(starts, sizes)
+    return t + step * ((index + 0.5) / np.repeat(sizes, sizes) - 0.5), step
 
 
 def nominal_period(t: np.ndarray) -> float:
-    """The sample period of a log: the median interval, snapped to a common controller rate.
+    """The median interval of stamps, snapped to a common controller rate.
 
     Parameters
     ----------
@@ -307,46 +466,89 @@ def nominal_period(t: np.ndarray) -> float:
     return 1.0 / rates[near][0] if near.any() else median
 
 
-def fixed_rate_cycles(t: np.ndarray, period: float) -> tuple[np.ndarray, float] | None:
-    """The cycles ``t0 + n·T`` of a fixed-rate clock that the rows may have been sampled at.
+def cycle_period(t: np.ndarray, step: float = 0.0) -> float:
+    """The period of the fixed-rate cycles that hold the rows one per cycle (module docstring).
 
-    Row k gets the cycle ``n_k = floor((t_k − φ) / T)``: the cycle boundaries ``φ + m·T`` are
-    placed where they separate the most pairs of consecutive rows less than a period apart
-    (``cycle_phase``). That fits both kinds of logger of a fixed-rate controller: one that stamps
-    every cycle late by less than half a period (the boundaries fall between the clusters of
-    stamps), and one that polls the controller's latest state at its own irregular moments (the
-    boundaries are the controller's; rows that read the same cycle twice were dropped as repeats).
-    Cycles may be missing (dropped samples). When the nominal period leaves two rows on one
-    cycle, ``T`` is refitted as the least-squares slope of the stamps over ``n`` and the cycles
-    assigned again (a few times), as the logger's and the controller's clocks may drift apart.
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Stamps [s], strictly increasing, N ≥ 2.
+    step : float
+        The step of rounded stamps (``spread_ties``) [s]: each stamp may be off by up to a step
+        from its sample time, which widens the upper bound of T by ``2·step`` over each pair.
+
+    Returns
+    -------
+    float
+        T [s]: the stamps' own period when they lie on a uniform grid; else the largest period
+        below ``_upper_bound`` whose cycle boundaries separate the most close pairs of rows,
+        refined to hold the rows most tightly within their cycles.
+    """
+    uniform = _uniform_period(t)
+    if uniform is not None:
+        return uniform
+    period = _widest_cover(t, _upper_bound(t, 2 * step))
+    for _ in range(3):
+        n, pushed = _cycles(t, period)
+        period = _narrowest(t[~pushed], n[~pushed], period, period / len(t))
+    return period
+
+
+def snapped_period(t: np.ndarray, period: float) -> float:
+    """A listed controller period in place of an estimated one, when the rows allow it.
 
     Parameters
     ----------
     t : (N,) ndarray
         Stamps [s], strictly increasing.
     period : float
-        Nominal period [s].
+        The estimate (``cycle_period``) [s].
+
+    Returns
+    -------
+    float
+        ``1/rate`` for the first rate of ``COMMON_RATES`` within ``SNAP_TOLERANCE`` of
+        ``1/period`` whose cycles hold the rows as tightly (the spread of ``t_k − n_k·T`` wider
+        by at most ``UNIFORM_TOLERANCE·T``), else ``period``.
+    """
+    rates = np.array(COMMON_RATES, dtype=float)
+    near = np.abs(rates * period - 1) <= SNAP_TOLERANCE
+    if not near.any():
+        return period
+    listed = 1.0 / float(rates[near][0])
+    widths = [_width(t, _cycles(t, p)[0], p) for p in (period, listed)]
+    return listed if widths[1] <= widths[0] + UNIFORM_TOLERANCE * period else period
+
+
+def fixed_rate_cycles(t: np.ndarray, period: float) -> tuple[np.ndarray, int]:
+    """The cycles ``t0 + n·T`` of a fixed-rate clock that the rows were sampled at.
+
+    Row k gets the cycle ``n_k = floor(t_k/T − φ)``: the cycle boundaries ``(m + φ)·T`` are placed
+    where they separate the most pairs of consecutive rows less than a period apart
+    (``cycle_phase``). That fits both kinds of logger of a fixed-rate controller: one that stamps
+    every cycle late by less than a period (the boundaries fall between the clusters of stamps),
+    and one that polls the controller's latest state at its own irregular moments (the
+    boundaries are the controller's; rows that read the same cycle twice were dropped as
+    repeats). Cycles may be missing (dropped samples). A row that falls on the cycle of the row
+    before (a shared or rounded stamp, or a row at the very edge of its cycle when T is not
+    exact) is pushed onto the next free cycle.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Stamps [s], strictly increasing.
+    period : float
+        T [s].
 
     Returns
     -------
     ticks : (N,) ndarray
-        ``t0 + n·T`` on the least-squares line through the stamps [s].
-    period : float
-        The fitted T [s].
-
-    None is returned when two rows fall on the same cycle whatever the phase: the stamps are no
-    fixed-rate clock's.
+        ``t0 + n·T`` [s], ``t0`` the mean offset of the stamps from their cycles.
+    pushed : int
+        Rows pushed onto a later cycle than their stamp's.
     """
-    slope = period
-    for _ in range(4):
-        n = np.floor(t / slope - cycle_phase(t, slope))
-        fitted, t0 = np.polyfit(n, t, 1)
-        if np.all(np.diff(n) >= 1):
-            return t0 + fitted * n, float(fitted)
-        if fitted == slope:
-            break
-        slope = fitted
-    return None
+    n, pushed = _cycles(t, period)
+    return float(np.mean(t - n * period)) + n * period, int(pushed.sum())
 
 
 def cycle_phase(t: np.ndarray, period: float) -> float:
@@ -475,13 +677,102 @@ def jitter(t: np.ndarray, period: float) -> float:
     return float(np.std(dt) / period) if len(dt) else 0.0
 
 
-def _pieces(base: TimeBase, bridge: float) -> TimeBase:
+def _cycles(t: np.ndarray, period: float) -> tuple[np.ndarray, np.ndarray]:
+    """(n, pushed): the cycle of each row (``fixed_rate_cycles``), from 0, and which rows were
+    pushed onto a later cycle than their stamp's."""
+    floor = np.floor(t / period - cycle_phase(t, period))
+    floor -= floor[0]
+    k = np.arange(len(t))
+    n = np.maximum.accumulate(floor - k) + k
+    return n, n != floor
+
+
+def _uniform_period(t: np.ndarray) -> float | None:
+    """The period of stamps on a uniform grid (cycles may be missing), else None."""
+    median = float(np.median(np.diff(t)))
+    n = np.rint((t - t[0]) / median)
+    if median <= 0 or np.any(np.diff(n) < 1):
+        return None
+    period = float(np.polyfit(n, t, 1)[0])
+    return period if _width(t, n, period) <= 2 * UNIFORM_TOLERANCE * period else None
+
+
+def _upper_bound(t: np.ndarray, slack: float) -> float:
+    """``min (t_j − t_i + slack)/(j − i − 1)`` over pairs of rows (on about 40 distances
+    ``j − i``): no period above it holds the rows one per cycle."""
+    bound, distance = np.inf, 2
+    while distance < len(t):
+        closest = float(np.min(t[distance:] - t[:-distance]))
+        bound = min(bound, (closest + slack) / (distance - 1))
+        distance = max(distance + 1, int(distance * 1.25))
+    return min(bound, float(t[-1] - t[0] + slack) / max(len(t) - 2, 1))
+
+
+def _widest_cover(t: np.ndarray, bound: float) -> float:
+    """The largest period in ``[bound·(1 − SEARCH_SPAN), bound]`` whose cycle boundaries
+    separate the most close pairs of rows; coarse to fine, each step on 8 times more rows."""
+    rows = min(COVER_ROWS, len(t))
+    low, high = bound * (1 - SEARCH_SPAN), bound
+    while True:
+        step = bound / (4 * rows)
+        candidates = np.arange(high, low, -step)
+        cover = _cover(t[:rows], candidates)
+        best = float(candidates[np.flatnonzero(cover == cover.max())[0]])
+        if rows == len(t):
+            return best
+        # the band of full cover is about 4 steps wide here and narrower on more rows
+        low, high = best - 6 * step, best + step
+        rows = min(8 * rows, len(t))
+
+
+def _cover(t: np.ndarray, periods: np.ndarray) -> np.ndarray:
+    """Per period, the fraction of the pairs of consecutive rows less than a period apart that
+    the best of ``COVER_BINS`` boundary phases separates (1 when no pair is that close)."""
+    chunk = max(1, COVER_CHUNK // max(len(t) - 1, 1))
+    return np.concatenate([_cover_chunk(t, periods[i:i + chunk])
+                           for i in range(0, len(periods), chunk)])
+
+
+def _cover_chunk(t: np.ndarray, periods: np.ndarray) -> np.ndarray:
+    length = np.diff(t)[None, :] / periods[:, None]
+    short = length < 1
+    start = np.mod(t[:-1][None, :] / periods[:, None], 1.0)
+    first = np.ceil(COVER_BINS * start - 0.5).astype(int)           # first phase bin covered
+    end = np.ceil(COVER_BINS * (start + np.minimum(length, 1)) - 0.5).astype(int)  # past it
+    size = 2 * COVER_BINS + 1
+    offset = (np.arange(len(periods)) * size)[:, None]
+    weight = short.ravel().astype(float)
+    steps = (np.bincount((offset + first).ravel(), weight, len(periods) * size)
+             - np.bincount((offset + end).ravel(), weight, len(periods) * size))
+    counts = np.cumsum(steps.reshape(len(periods), size), axis=1)
+    counts = counts[:, :COVER_BINS] + counts[:, COVER_BINS:2 * COVER_BINS]
+    pairs = short.sum(axis=1)
+    return np.where(pairs > 0, counts.max(axis=1) / np.maximum(pairs, 1), 1.0)
+
+
+def _narrowest(t: np.ndarray, n: np.ndarray, period: float, width: float) -> float:
+    """The period within ``period ± width`` with the narrowest spread of ``t − n·T``."""
+    found = minimize_scalar(lambda p: _width(t, n, p), bounds=(period - width, period + width),
+                            method='bounded', options={'xatol': period * 1e-12})
+    return float(found.x)
+
+
+def _width(t: np.ndarray, n: np.ndarray, period: float) -> float:
+    """The spread ``max − min`` of the rows' offsets ``t − n·T`` from their cycles."""
+    offset = t - n * period
+    return float(offset.max() - offset.min())
+
+
+def _segments(base: TimeBase, bridge: float) -> TimeBase:
     """Count the gaps; split at those longer than ``bridge`` seconds."""
     dt = np.diff(base.times)
-    gaps = dt >= (GAP_PERIODS - 0.5 if base.clock != 'stamps' else GAP_PERIODS) * base.period
+    if base.clock == 'stamps':
+        gaps = dt >= GAP_PERIODS * base.period
+    else:
+        gaps = np.rint(dt / base.period) >= GAP_PERIODS
     cuts = np.flatnonzero(gaps & (dt > bridge))
     bounds = np.concatenate([[0], cuts + 1, [len(base.times)]])
-    return replace(base, pieces=[(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])],
+    return replace(base, segments=[(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])],
                    bridged=int(gaps.sum() - len(cuts)), split=[float(dt[c]) for c in cuts])
 
 
@@ -493,7 +784,7 @@ def _span(x: np.ndarray) -> np.ndarray:
 
 
 def _rate_text(rate: float) -> str:
-    rate = float(f'{rate:.3g}')
+    rate = float(f'{rate:.4g}')                  # 1024 Hz reads 1.024 kHz, not 1 kHz
     return f'{rate / 1000:g} kHz' if rate >= 1000 else f'{rate:g} Hz'
 
 

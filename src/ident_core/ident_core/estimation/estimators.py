@@ -204,8 +204,7 @@ def check_excitation(r: np.ndarray, names: list[str],
 def _qr_solve_parts(a: np.ndarray, b: np.ndarray):
     """R factor of ``a`` and ``Qᵀ b`` from one QR of ``[a | b]``; also the residual norm."""
     nb = a.shape[1]
-    r = scipy.linalg.qr(np.column_stack([a, b]), mode='r', overwrite_a=True,
-                        check_finite=False)[0]
+    r = np.linalg.qr(np.column_stack([a, b]), mode='r')      # (nb + 1, nb + 1) only
     return r[:nb, :nb], r[:nb, nb], abs(r[nb, nb])
 
 

@@ -74,9 +74,11 @@ class IdentificationConfig(Schema):
     prior_weight : float or None
         pc-wls: weight of the prior toward the URDF; None: chosen on held-out data.
     total_mass : float or None
-        pc-wls: the sum of the body masses [kg], when known (e.g. weighed).
+        pc-wls: the sum of the masses of the moving bodies [kg] (the fixed base excluded), when
+        known (e.g. weighed).
     mass_tolerance : float or None
-        pc-wls: each body's mass within this fraction of the URDF's (0.2: ±20 %).
+        pc-wls: each body's mass within this fraction of the URDF's (0.2: ±20 %); bodies the
+        URDF leaves without mass are not bounded.
     com_in_collision_box : bool
         pc-wls: each body's centre of mass inside the box around its collision geometry.
     """
@@ -104,7 +106,8 @@ class IdentificationConfig(Schema):
         None, description='pc-wls: weight of the prior toward the URDF (unset: chosen on '
         'held-out data)')
     total_mass: PositiveFloat | None = Field(
-        None, description='pc-wls: sum of the body masses, kg (unset: free)')
+        None, description='pc-wls: sum of the moving body masses (base excluded), kg (unset: '
+        'free)')
     mass_tolerance: PositiveFloat | None = Field(
         None, description="pc-wls: body masses within this fraction of the URDF's (unset: free)")
     com_in_collision_box: bool = Field(
@@ -131,14 +134,14 @@ class Processed:
     order : int
         Butterworth order of one pass.
     trim : int
-        Samples to drop at each end of each piece once the regressor is built.
+        Samples to drop at each end of each segment once the regressor is built.
     t : (M,) ndarray
-        [s], uniform within each piece.
+        [s], uniform within each segment.
     q, qd, qdd, tau : (M, n) ndarray
         Filtered positions, velocities, accelerations and torques.
-    pieces : tuple of (int, int)
-        ``[start, stop)`` rows of the pieces the log was split into at gaps, each filtered and
-        differentiated on its own; empty: one piece.
+    segments : tuple of (int, int)
+        ``[start, stop)`` rows of the segments the log was split into at gaps, each filtered and
+        differentiated on its own; empty: one segment.
     summary : list of str
         What the preprocessing did (time base, recorded velocity), one line each.
     """
@@ -153,18 +156,18 @@ class Processed:
     qd: np.ndarray
     qdd: np.ndarray
     tau: np.ndarray
-    pieces: tuple[tuple[int, int], ...] = ()
+    segments: tuple[tuple[int, int], ...] = ()
     summary: list[str] = field(default_factory=list)
 
     def spans(self) -> list[tuple[int, int]]:
-        """The ``[start, stop)`` rows of each piece.
+        """The ``[start, stop)`` rows of each segment.
 
         Returns
         -------
         list of (int, int)
-            ``pieces``, or the whole range.
+            ``segments``, or the whole range.
         """
-        return list(self.pieces) or [(0, len(self.t))]
+        return list(self.segments) or [(0, len(self.t))]
 
     def decimation(self, requested: int) -> int:
         """The parallel decimation factor.
@@ -177,12 +180,13 @@ class Processed:
         Returns
         -------
         int
-            ``requested``, or ``floor(0.4 fs / cutoff_hz)`` (at least 1) for 0.
+            ``requested``, or ``floor(0.4 fs / cutoff_hz)`` (at least 1) for 0, the ratio
+            rounded to 6 decimals first (a rate of 200.00000000000006 Hz is 200 Hz).
         """
-        return requested or max(1, math.floor(0.4 * self.fs / self.cutoff_hz))
+        return requested or max(1, math.floor(round(0.4 * self.fs / self.cutoff_hz, 6)))
 
     def trimmed(self, x: np.ndarray) -> np.ndarray:
-        """An array without the ``trim`` samples at each end of each piece.
+        """An array without the ``trim`` samples at each end of each segment.
 
         Parameters
         ----------
@@ -190,7 +194,7 @@ class Processed:
 
         Returns
         -------
-        (M − 2·trim·pieces, ...) ndarray
+        (M − 2·trim·segments, ...) ndarray
         """
         return np.concatenate([x[a + self.trim:b - self.trim] for a, b in self.spans()])
 
@@ -218,7 +222,7 @@ class Processed:
         return ~(near.astype(float) @ (gear != 0).astype(float) > 0)
 
     def _near_reversal(self, start, stop, gear, factor, window) -> np.ndarray:
-        """(rows, actuators) of one piece: within ``window`` of a velocity reversal."""
+        """(rows, actuators) of one segment: within ``window`` of a velocity reversal."""
         u = self.qd[start:stop] @ gear.T
         t = self.t[start:stop]
         t_rows = t[self.trim:len(t) - self.trim][::factor]
@@ -239,14 +243,14 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
 
     The time base of the log is worked out first (``timing.analyse``): the rows go onto a uniform
     grid at the nominal rate, on the fixed-rate controller's cycles or resampled by their stamps,
-    and the log is split into pieces at gaps too long to bridge; pieces too short for the filter
-    are dropped. On each piece, positions and torques pass a zero-phase Butterworth low-pass; qd
-    and qdd are central differences of the filtered positions, or qd the filtered recorded
-    velocity (``recorded_velocity``: when asked, or when it agrees with the derivative of q).
-    ``trim`` is ``TRIM_PERIODS`` cut-off periods (``ceil(3 fs / cutoff)`` samples):
-    ``regression_data`` drops it at each end of each piece, where the filter's start-up
-    transients and the one-sided differences are inaccurate (with one period, simulated data
-    still showed 10× larger torque errors in the 0.2 s next to each end).
+    and the log is split into segments at gaps too long to bridge; segments too short for the
+    filter are dropped. On each segment, positions and torques pass a zero-phase Butterworth
+    low-pass; qd and qdd are central differences of the filtered positions, or qd the filtered
+    recorded velocity (``recorded_velocity``: when asked, or when it agrees with the derivative
+    of q). ``trim`` is ``TRIM_PERIODS`` cut-off periods (``trim_samples``): ``regression_data``
+    drops it at each end of each segment, where the filter's start-up transients and the
+    one-sided differences are inaccurate (with one period, simulated data still showed 10×
+    larger torque errors in the 0.2 s next to each end).
 
     Parameters
     ----------
@@ -275,11 +279,11 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
     if config.use_recorded_velocity and d.velocity is None:
         raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
     base = analyse(d.t, d.position, cutoff_hz, source=d.source, clock=d.clock,
-                   repeated=d.repeated)
+                   repeats=d.repeat_mask(), first_row=d.first_row)
     fs = base.rate
-    trim = math.ceil(TRIM_PERIODS * fs / cutoff_hz)
+    trim = trim_samples(fs, cutoff_hz)
     base = base.without_short(max(2 * trim, filter_padding(order)))
-    grids = [base.grid(piece) for piece in base.pieces]
+    grids = [base.grid(segment) for segment in base.segments]
     try:
         q = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.position, True)]
         tau = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.effort, False)]
@@ -294,14 +298,33 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         raise InputError(f'{d.source}: {exc}') from None
     qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
     stops = np.cumsum([len(g) for g in grids])
-    pieces = tuple((int(b - len(g)), int(b)) for b, g in zip(stops, grids))
+    segments = tuple((int(b - len(g)), int(b)) for b, g in zip(stops, grids))
     return Processed(d.source, fs, cutoff_hz, order, trim, *(np.concatenate(x) for x in
-                     (grids, q, qd, qdd, tau)), pieces=pieces if len(pieces) > 1 else (),
-                     summary=summary)
+                     (grids, q, qd, qdd, tau)),
+                     segments=segments if len(segments) > 1 else (), summary=summary)
+
+
+def trim_samples(fs: float, cutoff_hz: float) -> int:
+    """Samples trimmed at each end of each segment: ``TRIM_PERIODS`` cut-off periods.
+
+    Parameters
+    ----------
+    fs : float
+        Sample rate [Hz].
+    cutoff_hz : float
+        Low-pass cut-off [Hz].
+
+    Returns
+    -------
+    int
+        ``ceil(3 fs / cutoff_hz)``, the ratio rounded to 6 decimals first (a rate of
+        200.00000000000006 Hz trims 60 samples at 10 Hz, not 61).
+    """
+    return math.ceil(round(TRIM_PERIODS * fs / cutoff_hz, 6))
 
 
 def _velocity_choice(d: Dataset, recorded, derived, grids, trim, cutoff_hz, use: bool | None):
-    """(qd pieces, summary line): the recorded velocity or the derivative of q."""
+    """(qd per segment, summary line): the recorded velocity or the derivative of q."""
     inner = [slice(trim, len(g) - trim) for g in grids]
     acceleration = [differentiate(x, t) for x, t in zip(derived, grids)]
     check = check_velocity(*(np.concatenate([x[s] for x, s in zip(xs, inner)])
@@ -313,8 +336,8 @@ def _velocity_choice(d: Dataset, recorded, derived, grids, trim, cutoff_hz, use:
 
 def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
                     factor: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Base regressor and torques of preprocessed data, trimmed and decimated (piece by piece,
-    stacked).
+    """Base regressor and torques of preprocessed data, trimmed and decimated (segment by
+    segment, stacked).
 
     Parallel filtering: the torques were low-pass filtered, so the Coulomb columns
     (``sign(qd)``, discontinuous) pass the same zero-phase filter; the other columns are smooth
@@ -340,13 +363,14 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
     tau : (M', n) ndarray
         Torques [N·m or N].
     """
-    parts = [_piece_regression(regressor, base, p, slice(a, b), factor) for a, b in p.spans()]
+    parts = [_segment_regression(regressor, base, p, slice(a, b), factor)
+             for a, b in p.spans()]
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
-def _piece_regression(regressor, base, p: Processed, piece: slice, factor: int):
-    """``regression_data`` of one piece."""
-    q, qd, qdd, tau = p.q[piece], p.qd[piece], p.qdd[piece], p.tau[piece]
+def _segment_regression(regressor, base, p: Processed, segment: slice, factor: int):
+    """``regression_data`` of one segment."""
+    q, qd, qdd, tau = p.q[segment], p.qd[segment], p.qdd[segment], p.tau[segment]
     rows = np.arange(p.trim, len(q) - p.trim)
     plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
     kept = rows[::factor] if plain else rows
@@ -639,9 +663,10 @@ def physical_constraints(regressor: Regressor, config: IdentificationConfig):
                    if t in regressor.spec.actuator_terms for m in range(regressor.robot.n)]
     mass_range = None
     if config.mass_tolerance is not None:
-        masses = prior[0:10 * links:10]
-        mass_range = np.column_stack([masses * (1 - config.mass_tolerance),
-                                      masses * (1 + config.mass_tolerance)])
+        masses = prior[0:10 * links:10]       # a body the URDF leaves massless stays free
+        mass_range = np.column_stack([masses * max(1 - config.mass_tolerance, 0.0),
+                                      np.where(masses > 0, masses * (1 + config.mass_tolerance),
+                                               np.inf)])
     boxes = collision_boxes(regressor.robot) if config.com_in_collision_box else None
     return PhysicalConstraints(links, prior, nonnegative, total_mass=config.total_mass,
                                mass_range=mass_range, com_boxes=boxes,

@@ -3,8 +3,10 @@
 The WLS objective of the base parameters ``beta = B chi`` is minimised over the full standard
 parameters ``chi``, subject to
 
-- per body, the pseudo-inertia LMI ``J(phi_i) ⪰ ε 1`` (Wensing, Kim & Slotine 2018; equivalent
-  to the triangle-inequality form of Sousa & Cortesão 2014),
+- per body, the pseudo-inertia LMI ``J(phi_i) ⪰ ε J0_i`` (Wensing, Kim & Slotine 2018;
+  equivalent to the triangle-inequality form of Sousa & Cortesão 2014), with ``J0_i`` the prior's
+  pseudo-inertia: a margin relative to the body's own size, so small robots keep their truth
+  feasible,
 - ``Ia ≥ 0``, ``fv ≥ 0``, ``fc ≥ 0`` per actuator,
 - optionally: the total mass, each body's mass within ±x % of the URDF's, each body's centre of
   mass inside the bounding box of its collision geometry (``m·lo ≤ m·c ≤ m·hi``).
@@ -16,7 +18,9 @@ pseudo-inertias (Lee, Wensing & Park 2020),
     d(J, J0) = −log det J + log det J0 + tr(J0⁻¹ J) − 4,
 
 with a weight λ, plus a term on the mass, which a URDF (CAD, or a weighed part) usually knows
-better than its distribution, ``κ ((m − m0) / m0)²`` with a fixed κ = 300. Body masses of a
+better than its distribution, ``κ ((m − m0) / m0)²`` with a fixed κ = 300 (not for bodies the
+URDF leaves without mass: their prior is a small body, of a thousandth of the mean mass, that
+the data may move freely). Body masses of a
 revolute chain are not identifiable (they regroup into the first moments of the bodies before
 them), and without the mass term the LMI lets them drift with the fit: on the KUKA LWR4+
 recordings an 11 kg upper arm for a 2.7 kg one, 24 kg in all for 14.4, at no gain in held-out
@@ -36,17 +40,18 @@ ignore the constraints, so where a constraint binds they are an upper bound.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-import scipy.linalg
+import scipy.stats
 
+from ..data.datasets import DataWarning
 from ..errors import IdentError, InputError
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import pseudo_inertia, pseudo_inertia_basis
 from .estimators import Estimate, estimate
 
-#: ``J(phi) ⪰ EPSILON·1`` [kg, kg·m, kg·m²]: strictly positive mass and principal moments.
+#: ``J(phi) ⪰ EPSILON·J0``: strictly positive mass and principal moments, relative to the prior.
 EPSILON = 1e-6
 #: Candidate prior weights (units: equations of unit variance per unit of divergence).
 PRIOR_WEIGHTS = (0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
@@ -54,6 +59,9 @@ PRIOR_WEIGHTS = (0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
 MASS_PRIOR = 300.0
 #: Contiguous blocks of the cross-validation of the prior weight.
 FOLDS = 4
+#: A user bound raising the weighted residual more than this χ² quantile (nb degrees of
+#: freedom) is reported as contradicting the data.
+BOUNDS_CONFIDENCE = 0.999
 #: Weight of the quadratic pull of the actuator parameters toward zero (keeps them unique when
 #: the data leave one undetermined; negligible otherwise).
 ACTUATOR_PRIOR = 1e-6
@@ -74,12 +82,12 @@ class PhysicalConstraints:
     total_mass : float, optional
         Sum of the body masses [kg].
     mass_range : (link_count, 2) ndarray, optional
-        Lower and upper bound of each body's mass [kg].
+        Lower and upper bound of each body's mass [kg] (upper inf: none).
     com_boxes : list of ((3,), (3,)) or None, optional
         Per body, lower and upper corner of a box that contains its centre of mass, in the
         body frame [m]; None for a body without one.
     epsilon : float
-        Margin of the pseudo-inertia LMI.
+        Relative margin of the pseudo-inertia LMI, ``J ⪰ epsilon·J0``.
     scale : (p,) ndarray, optional
         Typical magnitude of each standard parameter (the solver works on ``chi / scale``);
         default ones.
@@ -98,6 +106,26 @@ class PhysicalConstraints:
         if self.scale is None:
             self.scale = np.ones(len(self.prior))
 
+    def has_user_bounds(self) -> bool:
+        """Whether the user bounded the total mass, the masses or the centres of mass.
+
+        Returns
+        -------
+        bool
+        """
+        return (self.total_mass is not None or self.mass_range is not None
+                or self.com_boxes is not None)
+
+    def prior_masses(self) -> np.ndarray:
+        """The prior's body masses.
+
+        Returns
+        -------
+        (link_count,) ndarray
+            [kg].
+        """
+        return self.prior[0:10 * self.link_count:10]
+
     def prior_pseudo_inertias(self) -> list[np.ndarray]:
         """The prior's pseudo-inertia per body, made positive definite.
 
@@ -105,16 +133,17 @@ class PhysicalConstraints:
         -------
         list of (4, 4) ndarray
             ``J(prior_i)`` with eigenvalues raised to at least 1e-6 × the largest; a body the
-            URDF gives no mass gets a 5 cm sphere of the mean body mass.
+            URDF gives no mass gets a 5 cm sphere of a thousandth of the mean body mass.
         """
-        masses = self.prior[0:10 * self.link_count:10]
-        mean_mass = max(float(np.mean(masses[masses > 0])) if np.any(masses > 0) else 1.0, 1e-3)
+        masses = self.prior_masses()
+        mean_mass = float(np.mean(masses[masses > 0])) if np.any(masses > 0) else 1.0
         out = []
         for i in range(self.link_count):
             phi = self.prior[10 * i:10 * i + 10]
             if phi[0] <= 0:
-                rho = mean_mass * 0.05 ** 2 / 5
-                out.append(np.diag([rho, rho, rho, mean_mass]))
+                small = 1e-3 * mean_mass
+                rho = small * 0.05 ** 2 / 5
+                out.append(np.diag([rho, rho, rho, small]))
                 continue
             values, vectors = np.linalg.eigh(pseudo_inertia(phi))
             values = np.maximum(values, 1e-6 * values.max())
@@ -205,11 +234,27 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
     r, rhs = _stacked(blocks)
     chi = problem.solve(r, rhs, prior_weight)
     beta = base.project(chi)
+    if constraints.has_user_bounds():
+        _check_user_bounds(base, constraints, r, rhs, prior_weight, beta)
     counts = np.full(w.shape[1], w.shape[0]) if mask is None else mask.sum(axis=0)
     sigma = np.sqrt(((tau - w @ beta) ** 2).sum(axis=0) / (counts - w.shape[2]))
     return ConsistentEstimate('pc-wls', beta, wls.covariance, sigma, wls.condition_number,
                               wls.samples, standard=chi, prior_weight=float(prior_weight),
                               prior_weight_scores=scores)
+
+
+def _check_user_bounds(base, constraints, r, rhs, prior_weight, beta) -> None:
+    """Warn when the user's bounds raise the weighted residual beyond chance: they contradict
+    the data (e.g. a total mass far from the robot's)."""
+    free = replace(constraints, total_mass=None, mass_range=None, com_boxes=None)
+    beta_free = base.project(_ConvexProblem(base, free).solve(r, rhs, prior_weight))
+    increase = float(np.sum((r @ beta - rhs) ** 2) - np.sum((r @ beta_free - rhs) ** 2))
+    limit = float(scipy.stats.chi2.ppf(BOUNDS_CONFIDENCE, base.count))
+    if increase > limit:
+        warnings.warn(f'pc-wls: total_mass, mass_tolerance or com_in_collision_box raise the '
+                      f'weighted residual sum of squares by {increase:.4g} (more than the '
+                      f'{100 * BOUNDS_CONFIDENCE:g} % chance level {limit:.4g}): they contradict '
+                      'the data', DataWarning, stacklevel=4)
 
 
 def _weighted_blocks(w, tau, count):
@@ -218,7 +263,7 @@ def _weighted_blocks(w, tau, count):
     out = []
     for rows in np.array_split(np.arange(len(w)), count):
         a = np.column_stack([w[rows].reshape(-1, nb), tau[rows].reshape(-1)])
-        r = scipy.linalg.qr(a, mode='r', check_finite=False)[0]
+        r = np.linalg.qr(a, mode='r')
         r = np.vstack([r, np.zeros((nb + 1 - len(r), nb + 1))]) if len(r) < nb + 1 else r
         out.append((r[:nb, :nb], r[:nb, nb], float(r[nb, nb] ** 2)))
     return out
@@ -228,7 +273,7 @@ def _stacked(blocks):
     """R and ``Qᵀ tau`` of the union of blocks."""
     nb = len(blocks[0][1])
     a = np.vstack([np.column_stack([r, rhs]) for r, rhs, _ in blocks])
-    r = scipy.linalg.qr(a, mode='r', check_finite=False)[0]
+    r = np.linalg.qr(a, mode='r')
     return r[:nb, :nb], r[:nb, nb]
 
 
@@ -252,7 +297,11 @@ class _ConvexProblem:
     """The cvxpy problem, compiled once (DPP) and solved for several data and prior weights."""
 
     def __init__(self, base: BaseParameters, c: PhysicalConstraints):
-        import cvxpy as cp
+        try:
+            import cvxpy as cp
+        except ImportError:
+            raise InputError('pc-wls needs cvxpy and clarabel (pip install cvxpy clarabel); or '
+                             'choose --estimator wls') from None
 
         self.base = base
         nb, p = base.count, len(base.standard_names)
@@ -265,12 +314,13 @@ class _ConvexProblem:
         self.chi = cp.multiply(c.scale, self.z)
         basis = pseudo_inertia_basis().reshape(10, 16).T            # vec(J) = basis @ phi
         constraints, divergence, mass = [], 0, 0
-        for i, j0 in enumerate(c.prior_pseudo_inertias()):
+        for i, (j0, m0) in enumerate(zip(c.prior_pseudo_inertias(), c.prior_masses())):
             j = cp.Variable((4, 4), symmetric=True)
             constraints += [cp.vec(j, order='C') == basis @ self.chi[10 * i:10 * i + 10],
-                            j >> c.epsilon * np.eye(4)]
+                            j >> c.epsilon * j0]
             divergence += -cp.log_det(j) + cp.trace(np.linalg.inv(j0) @ j)
-            mass += cp.square(self.chi[10 * i] / j0[3, 3] - 1)
+            if m0 > 0:
+                mass += cp.square(self.chi[10 * i] / m0 - 1)
         constraints += _optional_constraints(self.chi, c)
         actuators = self.z[10 * c.link_count:]
         objective = (cp.sum_squares(self.r @ self.z - self.rhs)
@@ -294,10 +344,12 @@ class _ConvexProblem:
                 self.problem.solve(solver=cp.CLARABEL)
         except cp.SolverError as exc:
             raise IdentError(f'pc-wls: the solver failed ({exc})') from None
+        if self.problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+            raise InputError('pc-wls: the physical-consistency constraints admit no solution; '
+                             'check total_mass, mass_tolerance and com_in_collision_box')
         if self.problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
-            raise InputError(f'pc-wls: the physical-consistency constraints admit no solution '
-                             f'(solver status {self.problem.status}); check total_mass, '
-                             'mass_tolerance and com_in_collision_box')
+            raise IdentError(f'pc-wls: the solver stopped without a solution (status '
+                             f'{self.problem.status})')
         return np.asarray(self.chi.value, dtype=float)
 
 
@@ -308,7 +360,9 @@ def _optional_constraints(chi, c: PhysicalConstraints) -> list:
     if c.total_mass is not None:
         out.append(sum(masses[i] for i in range(c.link_count)) == c.total_mass)
     if c.mass_range is not None:
-        out += [masses >= c.mass_range[:, 0], masses <= c.mass_range[:, 1]]
+        out.append(masses >= c.mass_range[:, 0])
+        bounded = np.flatnonzero(np.isfinite(c.mass_range[:, 1]))
+        out += [masses[i] <= c.mass_range[i, 1] for i in bounded]
     for i, box in enumerate(c.com_boxes or []):
         if box is not None:
             h = chi[10 * i + 1:10 * i + 4]

@@ -2,7 +2,7 @@
 
 The file mirrors :class:`ResultFile`::
 
-    robot: {name, urdf: /abs/path.urdf, urdf_sha256, joints: [...]}
+    robot: {name, urdf: /abs/path.urdf, urdf_sha256, kinematics_sha256, joints: [...]}
     config: {friction, rotor_inertia, estimator, cutoff_hz, ...}     # IdentificationConfig
     transmission: {gear_matrix, joint_offset, torque_scale}
     base_parameters: [{name, value, std, rel_std_percent}, ...]
@@ -11,8 +11,13 @@ The file mirrors :class:`ResultFile`::
     standard_parameters: [...]     # (p,) in base_definition.standard_names order
     links: [{joint, link, mass, com, inertia, physically_consistent}, ...]  # body frames
     identification: {data, samples, equations_left_out, decimation, base_parameter_count,
-                     condition_number, rank_gap, residual_rms, relative_error_percent}
+                     condition_number, rank_gap, residual_rms, relative_error_percent,
+                     preprocessing, prior_weight, prior_weight_scores, std_method}
     validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error}, ...]
+
+``links`` is derived from ``standard_parameters`` for reading (``read_result`` uses the latter).
+For OLS and WLS the standard parameters are one choice among those with the same base parameters
+(the nearest to the URDF's), and ``physically_consistent`` is that choice's.
 
 Files written before the vocabulary was settled (``settings`` for ``config``, friction models
 ``viscous-coulomb[-offset]``) still load.
@@ -48,6 +53,8 @@ class RobotSection(Schema):
         Absolute path of the URDF.
     urdf_sha256 : str
         Hash of the URDF file.
+    kinematics_sha256 : str
+        ``RobotModel.kinematics_sha256`` (empty in older files: not checked).
     joints : list of str
         Moving joints, the order of every per-joint list in the file.
     """
@@ -55,6 +62,7 @@ class RobotSection(Schema):
     name: str = ''
     urdf: str
     urdf_sha256: str = ''
+    kinematics_sha256: str = ''
     joints: list[str]
 
 
@@ -332,7 +340,9 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
     return ResultFile(
         format=FORMAT,
         robot=RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
-                           urdf_sha256=robot.urdf_sha256(), joints=list(robot.joint_names)),
+                           urdf_sha256=robot.urdf_sha256(),
+                           kinematics_sha256=robot.kinematics_sha256(),
+                           joints=list(robot.joint_names)),
         config=model.config,
         transmission=TransmissionSection(**model.transmission.to_dict()),
         base_parameters=[BaseParameterEntry(name=n, value=float(v), std=float(s),
@@ -388,13 +398,17 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
     ------
     InputError
         If the file is missing, not a result, a field is missing or malformed, or the URDF is
-        missing or has other joints (naming the file and the field).
+        missing, has other joints, or other kinematics (naming the file and the field).
     """
     doc = read_result_file(path)
     robot = load_robot(urdf or doc.robot.urdf)
     if robot.joint_names != doc.robot.joints:
         raise InputError(f'{path}: URDF {robot.urdf} has joints {robot.joint_names}, the result '
                          f'was identified for {doc.robot.joints}')
+    kinematics = doc.robot.kinematics_sha256
+    if kinematics and kinematics != robot.kinematics_sha256():
+        raise InputError(f'{path}: URDF {robot.urdf} places or orients its joints differently '
+                         'from the URDF the result was identified with')
     tr = doc.transmission
     base = BaseParameters.from_dict(doc.base_definition.model_dump())
     return IdentifiedModel(

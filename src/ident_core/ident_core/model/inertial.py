@@ -7,7 +7,7 @@ body exactly when its pseudo-inertia matrix
 
     J(phi) = [[Σ, h], [hᵀ, m]],   Σ = ½ tr(I) 1 − I,   h = m c
 
-is positive semi-definite (Wensing, Kim & Slotine 2017). ``J`` is linear in ``phi``, so
+is positive semi-definite (Wensing, Kim & Slotine 2018). ``J`` is linear in ``phi``, so
 ``J(phi) ⪰ 0`` is a linear matrix inequality, the constraint of ``estimation.pc_wls``.
 """
 from __future__ import annotations

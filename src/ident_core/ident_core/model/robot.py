@@ -83,6 +83,30 @@ class RobotModel:
         """
         return hashlib.sha256(self.urdf.read_bytes()).hexdigest()
 
+    def kinematics_sha256(self) -> str:
+        """Fingerprint of the kinematic tree alone (inertias left out).
+
+        The joint frames of every moving joint, in the base frame, at three fixed
+        configurations, rounded to 1e-9, with the joint names and parents: URDFs that differ
+        only in their inertial, visual or collision elements share it.
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits.
+        """
+        model = self.model
+        data = model.createData()
+        digest = hashlib.sha256(' '.join(self.joint_names).encode())
+        digest.update(np.array(model.parents, dtype=np.int64).tobytes())
+        for scale in (0.0, 0.3, -0.7):
+            q = scale * np.arange(1, model.nq + 1) / model.nq
+            pin.forwardKinematics(model, data, q)
+            for i in range(1, model.njoints):
+                frame = np.round(data.oMi[i].homogeneous, 9) + 0.0      # no negative zeros
+                digest.update(frame.tobytes())
+        return digest.hexdigest()
+
     def standard_parameters(self) -> np.ndarray:
         """Standard inertial parameters of the URDF (docs/methods.md §1).
 

@@ -255,9 +255,15 @@ def _read_urdf(urdf: Path) -> tuple[list[str], ET.Element, str]:
     """The comments before ``<robot>``, the element tree with its comments, and the namespace
     of the ``drake:`` prefix."""
     try:
-        text = Path(urdf).read_text()
+        raw = Path(urdf).read_bytes()
     except OSError as exc:
         raise InputError(f'{urdf}: cannot read the URDF ({exc.strerror})') from None
+    declared = re.match(rb'<\?xml[^>]*encoding=["\']([A-Za-z0-9._-]+)["\']', raw)
+    encoding = declared.group(1).decode() if declared else 'utf-8'
+    try:
+        text = raw.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        raise InputError(f'{urdf}: cannot decode the URDF as {encoding}') from None
     prolog, pos = [], 0
     while (item := _PROLOG_ITEM.match(text, pos)) is not None:
         pos = item.end()

@@ -131,6 +131,24 @@ class Dataset:
                        velocity=None if self.velocity is None else self.velocity[:, idx],
                        effort=self.effort[:, idx], transmission=self.transmission.reordered(idx))
 
+    def transmission_for(self, robot: RobotModel) -> Transmission:
+        """The transmission in the robot's joint order (``aligned`` without the data copy).
+
+        Parameters
+        ----------
+        robot : RobotModel
+
+        Returns
+        -------
+        Transmission
+
+        Raises
+        ------
+        InputError
+            If the joints are not the robot's moving joints.
+        """
+        return self.transmission.reordered(robot.joint_order(self.joint_names, self.source))
+
     def split(self, fraction: float) -> tuple[Dataset, Dataset]:
         """The first ``fraction`` of the samples and the rest.
 

@@ -127,7 +127,7 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
                          f'({n_samples}, {n}) needed')
     if mask is not None:
         w, tau = w * mask[:, :, None], tau * mask
-    counts = np.full(n, n_samples) if mask is None else mask.sum(axis=0)
+    counts = equation_counts(w, mask)
     if np.any(counts <= nb):
         j = int(np.argmin(counts))
         raise InputError(f'too few samples: {counts[j]} equations of joint {j + 1} for {nb} '
@@ -137,7 +137,7 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
     check_excitation(r_w, names)
     x = scipy.linalg.solve_triangular(r_w, rhs)
     condition = float(np.linalg.cond(r_w))
-    sigma_joint = _sigma(w, tau, x, counts)
+    sigma_joint = residual_deviation(w, tau, x, counts)
     if method == 'ols':
         sigma2 = (sigma_joint ** 2 * (counts - nb)).sum() / (counts.sum() - nb)
         return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
@@ -149,16 +149,51 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
         r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
                                         (tau * weights).reshape(-1))
         x = scipy.linalg.solve_triangular(r_h, rhs_h)
-        previous, sigma_joint = sigma_joint, _sigma(w, tau, x, counts)
+        previous, sigma_joint = sigma_joint, residual_deviation(w, tau, x, counts)
         if np.all(np.abs(sigma_joint - previous) <= 0.01 * previous):
             break
     # covariance with the weights of the last solve, the σ_j it used
     return Estimate('wls', x, _inverse_gram(r_h), sigma_joint, condition, n_samples)
 
 
-def _sigma(w, tau, x, counts):
-    """(n,) residual standard deviation per joint, ``‖tau_j − W_j x‖ / sqrt(N_j − nb)`` with
-    N_j the equations of joint j (left-out ones are zero rows)."""
+def equation_counts(w: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """Equations per joint.
+
+    Parameters
+    ----------
+    w : (N, n, nb) ndarray
+        Base regressor.
+    mask : (N, n) ndarray of bool or None
+        False for joint equations left out.
+
+    Returns
+    -------
+    (n,) ndarray of int
+        N_j, the equations of joint j that take part.
+    """
+    return np.full(w.shape[1], w.shape[0]) if mask is None else mask.sum(axis=0)
+
+
+def residual_deviation(w: np.ndarray, tau: np.ndarray, x: np.ndarray,
+                       counts: np.ndarray) -> np.ndarray:
+    """Residual standard deviation per joint.
+
+    Parameters
+    ----------
+    w : (N, n, nb) ndarray
+        Base regressor, left-out equations as zero rows.
+    tau : (N, n) ndarray
+        Joint torques, left-out equations zero [N·m or N].
+    x : (nb,) ndarray
+        Base parameters.
+    counts : (n,) ndarray
+        N_j (``equation_counts``).
+
+    Returns
+    -------
+    (n,) ndarray
+        ``‖tau_j − W_j x‖ / sqrt(N_j − nb)`` [N·m or N].
+    """
     return np.sqrt(((tau - w @ x) ** 2).sum(axis=0) / (counts - w.shape[2]))
 
 

@@ -288,15 +288,17 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         q = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.position, True)]
         tau = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.effort, False)]
         qd = [differentiate(x, t) for x, t in zip(q, grids)]
+        qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
         summary = [base.summary()]
         if d.velocity is not None:
             recorded = [lowpass(x, fs, cutoff_hz, order) for x in base.resample(d.velocity, True)]
-            qd, line = _velocity_choice(d, recorded, qd, grids, trim, cutoff_hz,
-                                        config.use_recorded_velocity)
+            use, line = _velocity_choice(d, recorded, qd, qdd, trim, cutoff_hz,
+                                         config.use_recorded_velocity)
             summary.append(line)
+            if use:
+                qd, qdd = recorded, [differentiate(x, t) for x, t in zip(recorded, grids)]
     except InputError as exc:
         raise InputError(f'{d.source}: {exc}') from None
-    qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
     stops = np.cumsum([len(g) for g in grids])
     segments = tuple((int(b - len(g)), int(b)) for b, g in zip(stops, grids))
     return Processed(d.source, fs, cutoff_hz, order, trim, *(np.concatenate(x) for x in
@@ -323,15 +325,16 @@ def trim_samples(fs: float, cutoff_hz: float) -> int:
     return math.ceil(round(TRIM_PERIODS * fs / cutoff_hz, 6))
 
 
-def _velocity_choice(d: Dataset, recorded, derived, grids, trim, cutoff_hz, use: bool | None):
-    """(qd per segment, summary line): the recorded velocity or the derivative of q."""
-    inner = [slice(trim, len(g) - trim) for g in grids]
-    acceleration = [differentiate(x, t) for x, t in zip(derived, grids)]
+def _velocity_choice(d: Dataset, recorded, derived, acceleration, trim, cutoff_hz,
+                     use: bool | None):
+    """(whether to use the recorded velocity, summary line); per segment: the filtered recorded
+    velocity, the derivative of q and its derivative."""
+    inner = [slice(trim, len(x) - trim) for x in derived]
     check = check_velocity(*(np.concatenate([x[s] for x, s in zip(xs, inner)])
                              for xs in (recorded, derived, acceleration)), d.joint_names,
                            cutoff_hz)
     chosen = check.agrees if use is None else use
-    return (recorded if chosen else derived), check.summary(d.source, chosen, use is not None)
+    return chosen, check.summary(d.source, chosen, use is not None)
 
 
 def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
@@ -454,7 +457,7 @@ class IdentifiedModel:
         """
         if self.standard is None:
             return []
-        return link_inertials(self.robot, self.standard[:self.regressor.n_inertial])
+        return link_inertials(self.robot, self.standard[:10 * self.robot.link_count])
 
     def actuator_values(self) -> dict[str, list]:
         """Rotor inertia and friction per actuator.
@@ -503,9 +506,9 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     """
     if not datasets:
         raise InputError('identify: no dataset given')
-    transmission = datasets[0].aligned(robot).transmission
+    transmission = datasets[0].transmission_for(robot)
     for d in datasets[1:]:
-        if not d.aligned(robot).transmission.same_as(transmission):
+        if not d.transmission_for(robot).same_as(transmission):
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, config.spec, transmission)
     base = compute_base_parameters(regressor, seed=config.seed, tolerance=config.rank_tolerance)
@@ -730,7 +733,7 @@ def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
     InputError
         If the dataset's transmission differs from the model's, or for bad data.
     """
-    if not dataset.aligned(model.robot).transmission.same_as(model.transmission):
+    if not dataset.transmission_for(model.robot).same_as(model.transmission):
         raise InputError(f'{dataset.source}: transmission differs from the identified model\'s')
     p = preprocess(dataset, model.robot, model.config)
     predicted, measured = model.predict(p)

@@ -49,7 +49,7 @@ from ..data.datasets import DataWarning
 from ..errors import IdentError, InputError
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import pseudo_inertia, pseudo_inertia_basis
-from .estimators import Estimate, estimate
+from .estimators import Estimate, equation_counts, estimate, residual_deviation
 
 #: ``J(phi) ⪰ EPSILON·J0``: strictly positive mass and principal moments, relative to the prior.
 EPSILON = 1e-6
@@ -226,7 +226,8 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
     problem = _ConvexProblem(base, constraints)
     scores = {}
     if prior_weight is None:
-        scores = {lam: _held_out_score(problem, blocks, lam) for lam in PRIOR_WEIGHTS}
+        folds = _folds(blocks)
+        scores = {lam: _held_out_score(problem, folds, lam) for lam in PRIOR_WEIGHTS}
         if not np.isfinite(min(scores.values())):
             raise IdentError('pc-wls: the solver failed for every prior weight '
                              f'{", ".join(f"{lam:g}" for lam in PRIOR_WEIGHTS)}')
@@ -236,8 +237,7 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
     beta = base.project(chi)
     if constraints.has_user_bounds():
         _check_user_bounds(base, constraints, r, rhs, prior_weight, beta)
-    counts = np.full(w.shape[1], w.shape[0]) if mask is None else mask.sum(axis=0)
-    sigma = np.sqrt(((tau - w @ beta) ** 2).sum(axis=0) / (counts - w.shape[2]))
+    sigma = residual_deviation(w, tau, beta, equation_counts(w, mask))
     return ConsistentEstimate('pc-wls', beta, wls.covariance, sigma, wls.condition_number,
                               wls.samples, standard=chi, prior_weight=float(prior_weight),
                               prior_weight_scores=scores)
@@ -277,12 +277,16 @@ def _stacked(blocks):
     return r[:nb, :nb], r[:nb, nb]
 
 
-def _held_out_score(problem, blocks, prior_weight) -> float:
+def _folds(blocks):
+    """Per block: the block, and R and ``Qᵀ tau`` of the other blocks (its training set)."""
+    return [(block, _stacked(blocks[:k] + blocks[k + 1:])) for k, block in enumerate(blocks)]
+
+
+def _held_out_score(problem, folds, prior_weight) -> float:
     """Sum over blocks of the weighted residual² of the block, predicted by a fit on the others
     (inf if the solver fails)."""
     total = 0.0
-    for k, (r_k, rhs_k, res_k) in enumerate(blocks):
-        r, rhs = _stacked(blocks[:k] + blocks[k + 1:])
+    for (r_k, rhs_k, res_k), (r, rhs) in folds:
         try:
             beta = problem.base.project(problem.solve(r, rhs, prior_weight))
         except InputError:
@@ -305,7 +309,7 @@ class _ConvexProblem:
 
         self.base = base
         nb, p = base.count, len(base.standard_names)
-        self.scale = c.scale
+        self.scaled_map = base.matrix() * c.scale   # beta = scaled_map @ z
         self.r = cp.Parameter((nb, p))              # R B diag(scale), normalised
         self.rhs = cp.Parameter(nb)
         self.weight = cp.Parameter(nonneg=True)
@@ -333,7 +337,7 @@ class _ConvexProblem:
         """Standard parameters minimising the objective for one data set and prior weight."""
         import cvxpy as cp
 
-        a = r @ self.base.matrix() * self.scale
+        a = r @ self.scaled_map
         norm = max(float(np.sum(a ** 2)) / a.shape[1], np.finfo(float).tiny)
         self.r.value, self.rhs.value = a / np.sqrt(norm), rhs / np.sqrt(norm)
         self.weight.value = weight / norm

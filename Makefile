@@ -10,7 +10,7 @@ export DATA_DIR TX40_DIR
 ENV := source scripts/env.sh &&
 KUKA := config/datasets/kuka_lwr4
 
-.PHONY: setup test demo demo-sim demo-kuka demo-tx40 bench clean
+.PHONY: setup test demo demo-sim demo-payload demo-kuka demo-tx40 bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -26,6 +26,14 @@ demo-sim:
 	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
 	    ident_launch ident_bringup sim.launch.yaml demo:=true output_dir:=output/demo
 
+# Payload identification on the simulated arm: the same excitation without and with a 3 kg
+# payload (mounted by the simulator's ~/set_payload between the runs), every payload method
+# against the true payload; results in output/demo_payload/ (payload_table.txt, summary.yaml).
+demo-payload: setup
+	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
+	    ident_launch ident_bringup sim.launch.yaml payload_demo:=true payload_mass:=3.0 \
+	    payload_mounted:=false output_dir:=output/demo_payload
+
 demo-kuka: setup
 	$(ENV) robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf --data $(KUKA)/measurements_1.yaml \
 	    --validate $(KUKA)/measurements_2.yaml $(KUKA)/measurements_3.yaml \
@@ -39,7 +47,8 @@ demo-tx40: setup
 bench: setup
 	$(ENV) pip install -q -r benchmarks/requirements.txt \
 	    && python benchmarks/bench_identify.py --both \
-	    && python benchmarks/bench_real_data.py && python benchmarks/bench_excitation.py
+	    && python benchmarks/bench_real_data.py && python benchmarks/bench_excitation.py \
+	    && python benchmarks/bench_payload.py
 
 clean:
 	rm -rf build install log

@@ -5,7 +5,8 @@ import pytest
 from ament_index_python.packages import get_package_share_directory
 from rclpy.serialization import deserialize_message, serialize_message
 
-from ident_msgs.msg import IdentifiedParameters
+from ident_msgs.msg import IdentifiedParameters, Payload
+from ident_msgs.srv import IdentifyPayload
 
 # lark (used by the rosidl runtime) imports deprecated sre_* modules.
 pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning:lark.*')
@@ -62,6 +63,29 @@ def test_identified_parameters_round_trip():
 def test_field_set_is_complete():
     expected = set(FIELDS) | {'header'}
     assert set(IdentifiedParameters.get_fields_and_field_types()) == expected
+
+
+def test_payload_round_trip_keeps_nan_where_not_estimated():
+    msg = Payload(method='static', physically_consistent=True, unexcited=['Ixx', 'Iyz'],
+                  drive_gains=[1.0, 0.97])
+    msg.header.frame_id = 'flange'
+    msg.inertia.m, msg.inertia.com.z, msg.inertia.ixx = 3.0, 0.05, math.nan
+    msg.std.m, msg.std.izz = 0.01, math.nan
+    out = deserialize_message(serialize_message(msg), Payload)
+    assert out.header.frame_id == 'flange' and out.method == 'static'
+    assert (out.inertia.m, out.inertia.com.z, out.std.m) == (3.0, 0.05, 0.01)
+    assert math.isnan(out.inertia.ixx) and math.isnan(out.std.izz)
+    assert list(out.unexcited) == ['Ixx', 'Iyz'] and list(out.drive_gains) == [1.0, 0.97]
+    assert out.physically_consistent
+
+
+def test_identify_payload_interface():
+    assert set(IdentifyPayload.Request.get_fields_and_field_types()) == {
+        'unloaded_bag_paths', 'model_path', 'loaded_bag_paths', 'method', 'frame', 'known_mass',
+        'result_path'}
+    fields = IdentifyPayload.Response.get_fields_and_field_types()
+    assert fields == {'success': 'boolean', 'message': 'string', 'result_path': 'string',
+                      'payload': 'ident_msgs/Payload', 'methods': 'sequence<ident_msgs/Payload>'}
 
 
 @pytest.mark.parametrize('package', ['ident_core', 'ident_msgs'])

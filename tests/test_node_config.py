@@ -35,3 +35,22 @@ def test_config_holds_only_declared_parameters_that_differ_from_their_defaults(f
 def test_every_node_parameter_file_is_checked():
     files = {p.name for p in CONFIG.glob('*.yaml')}
     assert files == set(_models())
+
+
+def test_simulator_settings_from_launch_arguments_default_to_the_declared_defaults():
+    """sim.launch.yaml passes payload_mass and payload_mounted from launch arguments (make
+    demo-payload sets them): a launch argument overrides the parameter file, so its default is
+    the declared default and config/ident_sim.yaml does not set the parameter."""
+    from ident_sim.sim_node import SimNodeParameters
+
+    entries = yaml.safe_load((REPO / 'launch' / 'sim.launch.yaml').read_text())['launch']
+    defaults = {e['arg']['name']: e['arg'].get('default') for e in entries if 'arg' in e}
+    sim = next(e['node'] for e in entries if 'node' in e and e['node']['exec'] == 'sim_node')
+    config = yaml.safe_load((CONFIG / 'ident_sim.yaml').read_text())['ident_sim'][
+        'ros__parameters']
+    passed = {p['name']: p['value'][len('$(var '):-1] for p in sim['param']
+              if 'name' in p and p['name'].startswith('payload')}
+    assert set(passed) == {'payload_mass', 'payload_mounted'}
+    for name, arg in passed.items():
+        assert yaml.safe_load(defaults[arg]) == SimNodeParameters.model_fields[name].default, name
+        assert name not in config, f'ident_sim.yaml sets {name}, which the launch overrides'

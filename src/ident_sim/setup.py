@@ -16,12 +16,13 @@ setup(
     maintainer='robot-ident maintainers',
     maintainer_email='maintainers@robot-ident.dev',
     description='Simulated ros2_control hardware (joint_trajectory_controller + '
-                'joint_state_broadcaster) and the simulated demo.',
+                'joint_state_broadcaster) and the simulated demos.',
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
             'sim_node = ident_sim.sim_node:main',
             'demo = ident_sim.demo:main',
+            'payload_demo = ident_sim.payload_demo:main',
         ],
     },
 )

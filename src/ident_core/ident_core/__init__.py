@@ -8,15 +8,17 @@ One subpackage per area of the method (docs/methods.md):
 ``excitation``   finite Fourier series, excitation criteria, constraints, collision, optimisers
 ``motion``       joint limits, polynomial segments, excitation plans, controller semantics
 ``friction``     joint friction models
+``payload``      payload identification: frame and regressor, the methods, drive gains,
+                 PAYLOAD.yaml
 ``optim``        the GA / SA-GA engine
 ``sim``          simulated hardware, synthetic recordings, evaluation against ground truth
 ``cli``          the ``robot-ident`` command, one module per verb
 
-Payload identification and torque estimation will be areas of their own (``payload``,
-``torque``), next to ``friction``. Shared: ``errors`` (the exceptions), ``schema`` (file formats
-as pydantic models), ``files`` (YAML in, atomic writes out), ``threads`` (the BLAS thread
-limit). Subpackages import nothing on their own: import the module you use, e.g.
-``from ident_core.estimation.identification import identify``.
+Torque estimation will be an area of its own (``torque``), next to ``friction``. Shared:
+``errors`` (the exceptions), ``schema`` (file formats as pydantic models), ``files`` (YAML in,
+atomic writes out), ``threads`` (the BLAS thread limit). Subpackages import nothing on their
+own: import the module you use, e.g. ``from ident_core.estimation.identification import
+identify``.
 """
 
 __version__ = '0.1.0'

@@ -318,6 +318,46 @@ def test_payload_adds_to_the_last_link(six_axis):
                                                                      'tool0')))
 
 
+def test_switching_the_payload_gives_the_robot_built_with_or_without_it(six_axis, plan):
+    """A simulator configured with a payload but started without it runs exactly like one built
+    without; mounted at run time, exactly like one built with it (same seed: same noise), from
+    the same state; removed again, like the one without. The ground truth keeps the configured
+    payload and says whether it is mounted."""
+    payload = Payload(3.0, np.array([0.0, 0.0, 0.05]), np.array([1e-3, 0, 1e-3, 0, 0, 1e-3]))
+    start = plan.sample(0.0)[0][0]
+    without = RobotSimulator(six_axis, config(start))
+    switched = RobotSimulator(six_axis, config(start, payload=payload, payload_mounted=False))
+    assert switched.payload is None and not switched.ground_truth()['payload_mounted']
+    a, b = run(without, plan.sample, 300), run(switched, plan.sample, 300)
+    for key in ('effort', 'torque', 'q'):
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+    built = RobotSimulator(six_axis, config(start, payload=payload))
+    switched = RobotSimulator(six_axis, config(start, payload=payload, payload_mounted=False))
+    switched.set_payload(payload)
+    np.testing.assert_array_equal(switched.true_inertial, built.true_inertial)
+    a, b = run(built, plan.sample, 300), run(switched, plan.sample, 300)
+    for key in ('effort', 'torque', 'q'):
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    truth = switched.ground_truth()
+    assert truth['payload_mounted'] and truth['payload'] == built.ground_truth()['payload']
+
+    # removed in motion: the next samples obey the payload-free dynamics
+    switched.set_payload(None)
+    np.testing.assert_array_equal(switched.true_inertial, without.true_inertial)
+    c = run(switched, plan.sample, 50)
+    data = without.true_model.createData()
+    residual = [pin.rnea(without.true_model, data, q, qd, qdd)
+                + without.hardware.friction.torque(qd)[0] - tau
+                for q, qd, qdd, tau in zip(c['q'], c['qd'], c['qdd'], c['torque'])]
+    assert np.abs(residual).max() < 1e-8
+    truth = switched.ground_truth()
+    assert not truth['payload_mounted'] and truth['payload']['mass'] == 3.0
+    with pytest.raises(InputError, match='tool0'):
+        switched.set_payload(Payload(1.0, np.zeros(3), np.zeros(6), 'tool0'))
+    np.testing.assert_array_equal(switched.true_inertial, without.true_inertial)
+
+
 def test_ground_truth_describes_the_simulated_robot(six_axis):
     sim = RobotSimulator(six_axis, config(np.zeros(N), friction=friction()))
     gt = sim.ground_truth()

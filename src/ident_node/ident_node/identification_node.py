@@ -5,28 +5,45 @@ messages of a rosbag2, identifies the base parameters (settings from the node pa
 validates on the other bags given, writes RESULT.yaml (by default ``<bag>.result.yaml`` next to
 the bag) and publishes ``ident_msgs/IdentifiedParameters`` on ``~/parameters`` (transient local:
 late subscribers get the last result). With ``auto_identify`` it also identifies every bag the
-recorder reports closed. The identification runs in a worker thread: the node keeps answering
-while it works; one identification runs at a time, later requests wait their turn. On
+recorder reports closed.
+
+Service ``~/identify_payload`` (ident_msgs/srv/IdentifyPayload): identifies a payload from bags
+without and with it and/or an identified model (RESULT.yaml), by one method or all
+(``ident_core.payload``), writes PAYLOAD.yaml (by default ``<first loaded bag>.payload.yaml``),
+publishes the selected estimate on ``~/payload`` (ident_msgs/Payload) and RViz markers of it on
+``~/payload_markers`` (visualization_msgs/MarkerArray: centre of mass and equivalent-inertia box
+in the link that carries the payload), both transient local.
+
+Identifications run in a worker thread: the node keeps answering while it works; one
+identification (of either kind) runs at a time, later requests wait their turn. On
 SIGINT/SIGTERM the identification that runs is finished, none is started.
 """
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, NonNegativeFloat
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
+from visualization_msgs.msg import MarkerArray
 
 from ident_core.data.datasets import load_bag
 from ident_core.data.readers import excitation_window
+from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import result_file, write_result
+from ident_core.estimation.results import read_result, result_file, write_result
 from ident_core.model.robot import load_robot
-from ident_msgs.msg import IdentifiedParameters, RecordingInfo
-from ident_msgs.srv import IdentifyRecording
+from ident_core.payload.frame import payload_frame
+from ident_core.payload.geometry import frame_in_link
+from ident_core.payload.identify import PayloadIdentification, identify_payload
+from ident_core.payload.methods import PayloadConfig
+from ident_core.payload.results import PayloadData, payload_file, write_payload
+from ident_msgs.msg import IdentifiedParameters, Payload, RecordingInfo
+from ident_msgs.srv import IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import parameters_msg
+from ident_ros.conversions import parameters_msg, payload_markers, payload_msg
 from ident_ros.parameters import UrdfFile, declare_parameters
 from ident_ros.worker import failure_message, in_thread
 
@@ -48,6 +65,13 @@ class IdentificationNodeParameters(IdentificationConfig):
         Identify every bag the recorder reports closed.
     recordings_topic : str
         The recorder's reports.
+    payload_frame : str
+        Default payload frame of ``~/identify_payload`` (a joint, link or fixed-joint frame of
+        the URDF); empty: the frame of the last joint.
+    payload_reversal_window : float
+        ``reversal_window`` of payload identifications [s] (``PayloadConfig``: Coulomb friction
+        errors near reversals bias the payload's small inertia); the other settings are the
+        identification's.
     """
 
     urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
@@ -59,11 +83,18 @@ class IdentificationNodeParameters(IdentificationConfig):
     auto_identify: bool = Field(False, description='identify every bag the recorder closes')
     recordings_topic: str = Field('/recorder/recordings',
                                   description="the recorder's RecordingInfo reports")
+    payload_frame: str = Field('', description='default payload frame of ~/identify_payload '
+                               "(joint, link or fixed-joint frame; empty: the last joint's)")
+    payload_reversal_window: NonNegativeFloat = Field(
+        PayloadConfig.model_fields['reversal_window'].default,
+        description='s: payload identification leaves out joint equations this close to a '
+                    'velocity reversal')
 
 
 class IdentificationNode(lifecycle.GracefulNode):
-    """The ``identification_node``: ``~/identify`` and, with ``auto_identify``, every bag the
-    recorder closes (module docstring). ``InputError`` for bad parameters or URDF."""
+    """The ``identification_node``: ``~/identify``, ``~/identify_payload`` and, with
+    ``auto_identify``, every bag the recorder closes (module docstring). ``InputError`` for bad
+    parameters or URDF."""
 
     def __init__(self, **kwargs):
         super().__init__('identification_node', **kwargs)
@@ -71,13 +102,22 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.p = p
         self.config = IdentificationConfig(**p.model_dump(include=set(
             IdentificationConfig.model_fields)))
+        self.payload_config = PayloadConfig(**{**self.config.model_dump(),
+                                               'reversal_window': p.payload_reversal_window})
         self.robot = load_robot(p.urdf_file)
+        if p.payload_frame:
+            payload_frame(self.robot, p.payload_frame)          # an unknown frame fails here
         self.group = ReentrantCallbackGroup()
         self.busy = False
         self.waiting: list[Future] = []
         self.publisher = self.create_publisher(IdentifiedParameters, '~/parameters',
                                                qos.LATCHED_QOS)
+        self.payload_publisher = self.create_publisher(Payload, '~/payload', qos.LATCHED_QOS)
+        self.marker_publisher = self.create_publisher(MarkerArray, '~/payload_markers',
+                                                      qos.LATCHED_QOS)
         self.create_service(IdentifyRecording, '~/identify', self._on_identify,
+                            callback_group=self.group)
+        self.create_service(IdentifyPayload, '~/identify_payload', self._on_identify_payload,
                             callback_group=self.group)
         if p.auto_identify:
             self.create_subscription(RecordingInfo, p.recordings_topic, self._on_recording,
@@ -130,8 +170,54 @@ class IdentificationNode(lifecycle.GracefulNode):
             if p.excitation_window_only else None
         return load_bag(bag, p.joint_states_topic, window=window)[0]
 
-    async def _identify_and_publish(self, bag: str, validation_bags: list[str],
-                                    result_path: str) -> tuple:
+    def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
+        """Identify a payload as a request asks and write PAYLOAD.yaml (any thread).
+
+        Parameters
+        ----------
+        request : ident_msgs.srv.IdentifyPayload.Request
+            Bags without and with the payload, RESULT.yaml, method, frame (empty: parameter
+            ``payload_frame``), known mass [kg] (0: unknown) and PAYLOAD.yaml path (empty:
+            ``<first loaded bag>.payload.yaml``).
+
+        Returns
+        -------
+        path : Path
+            The payload file.
+        identification : PayloadIdentification
+            The estimates.
+
+        Raises
+        ------
+        IdentError
+            For a bad request, recording or model (unknown method or frame, negative mass, a
+            method without its inputs; the message names the problem), or if no method
+            succeeds.
+        """
+        if not request.loaded_bag_paths:
+            raise InputError('loaded_bag_paths: give the bags recorded with the payload')
+        if not (request.known_mass >= 0 and math.isfinite(request.known_mass)):
+            raise InputError(f'known_mass must be >= 0 kg (0: unknown), got {request.known_mass}')
+        method = request.method or 'all'
+        frame = payload_frame(self.robot, request.frame or self.p.payload_frame or None).name
+        loaded_bags = list(request.loaded_bag_paths)
+        unloaded_bags = list(request.unloaded_bag_paths)
+        model = read_result(request.model_path, urdf=self.p.urdf_file) \
+            if request.model_path else None
+        result = identify_payload(
+            self.robot, [self._load(b) for b in loaded_bags], method, frame=frame,
+            unloaded=[self._load(b) for b in unloaded_bags], model=model,
+            config=self.payload_config,
+            known_mass=request.known_mass or None)
+        for name, why in result.failures.items():
+            self.get_logger().warning(f'payload method {name}: {why}')
+        path = Path(request.result_path or str(Path(loaded_bags[0])) + '.payload.yaml')
+        write_payload(path, payload_file(self.robot, result, PayloadData(
+            unloaded=unloaded_bags, loaded=loaded_bags, model=request.model_path or None)))
+        return path.resolve(), result
+
+    async def _one_at_a_time(self, function, *args, name: str):
+        """``function(*args)`` in a worker thread once no other identification runs."""
         while self.busy:                 # one identification at a time; the others wait
             waiter = Future()
             self.waiting.append(waiter)
@@ -140,9 +226,7 @@ class IdentificationNode(lifecycle.GracefulNode):
             raise RuntimeError('the node is shutting down')
         self.busy = True
         try:
-            path, result = await in_thread(self, self.identify, bag, validation_bags,
-                                           result_path, name='identification',
-                                           callback_group=self.group)
+            return await in_thread(self, function, *args, name=name, callback_group=self.group)
         finally:
             self.busy = False
             waiters, self.waiting = self.waiting, []
@@ -150,6 +234,11 @@ class IdentificationNode(lifecycle.GracefulNode):
                 waiter.set_result(None)
             if self.shutdown_requested:
                 self.finished = True     # the work asked for before the signal is done
+
+    async def _identify_and_publish(self, bag: str, validation_bags: list[str],
+                                    result_path: str) -> tuple:
+        path, result = await self._one_at_a_time(self.identify, bag, validation_bags,
+                                                 result_path, name='identification')
         msg = parameters_msg(result, self.get_clock().now().to_msg())
         self.publisher.publish(msg)
         self.get_logger().info(
@@ -167,6 +256,35 @@ class IdentificationNode(lifecycle.GracefulNode):
             response.success, response.message = False, failure_message(exc)
             self.get_logger().error(f'identification failed: {response.message}')
         return response
+
+    async def _on_identify_payload(self, request, response):
+        try:
+            path, result = await self._one_at_a_time(self.identify_payload, request,
+                                                     name='payload identification')
+            self._publish_payload(result, response)
+            response.result_path = str(path)
+            chosen = result.result
+            response.success = True
+            response.message = (f'{chosen.mass:.4g} kg by the {result.selected} method '
+                                f'({len(result.estimates)} of '
+                                f'{len(result.estimates) + len(result.failures)} methods '
+                                'succeeded)')
+            self.get_logger().info(f'payload in {result.frame.name}: {response.message}, '
+                                   f'result {path}')
+        except Exception as exc:
+            response.success, response.message = False, failure_message(exc)
+            self.get_logger().error(f'payload identification failed: {response.message}')
+        return response
+
+    def _publish_payload(self, result: PayloadIdentification, response) -> None:
+        """Fill the response's messages; publish the selected estimate and its markers."""
+        stamp = self.get_clock().now().to_msg()
+        gains = None if result.drive_gains is None else result.drive_gains.gains
+        response.methods = [payload_msg(e, stamp, gains) for e in result.estimates.values()]
+        response.payload = response.methods[list(result.estimates).index(result.selected)]
+        self.payload_publisher.publish(response.payload)
+        link, placement = frame_in_link(self.robot, result.frame)
+        self.marker_publisher.publish(payload_markers(result.result, link, placement))
 
     async def _on_recording(self, info: RecordingInfo) -> None:
         if info.recording:

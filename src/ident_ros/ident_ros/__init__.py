@@ -4,5 +4,5 @@
 ``parameters``   node parameters declared from the pydantic model that holds their defaults
 ``qos``          the QoS profiles of the suite's topics
 ``worker``       long work in a thread while the executor keeps spinning; timeouts
-``conversions``  ident_msgs messages ↔ ident_core objects
+``conversions``  ident_msgs messages ↔ ident_core objects; RViz markers of a payload
 """

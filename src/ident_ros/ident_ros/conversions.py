@@ -4,10 +4,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pinocchio as pin
 from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Inertia
+from visualization_msgs.msg import Marker, MarkerArray
 
 from ident_core.excitation.fourier import FourierTrajectory, trajectory_from_dict
-from ident_msgs.msg import ExcitationTrajectory, IdentifiedParameters
+from ident_core.payload.geometry import equivalent_box
+from ident_core.payload.parameters import PayloadEstimate
+from ident_msgs.msg import ExcitationTrajectory, IdentifiedParameters, Payload
+
+#: Namespace and ids of the payload markers: each result replaces the markers of the last one.
+PAYLOAD_MARKER_NAMESPACE = 'payload'
+COM_MARKER_ID = 0
+BOX_MARKER_ID = 1
+#: Diameter of the sphere at the centre of mass [m].
+COM_MARKER_DIAMETER = 0.02
+#: Smallest side drawn for the equivalent box [m] (RViz refuses a zero scale).
+MIN_BOX_SIDE = 1e-3
 
 
 def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time,
@@ -111,3 +125,98 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
     msg.estimator = result['config']['estimator']
     msg.samples = int(ident['samples'])
     return msg
+
+
+def payload_msg(estimate: PayloadEstimate, stamp: Time,
+                drive_gains: np.ndarray | None = None) -> Payload:
+    """The ``Payload`` message of one payload estimate.
+
+    Parameters
+    ----------
+    estimate : PayloadEstimate
+        Mass [kg], centre of mass (3,) [m] in the payload frame ``estimate.frame``, inertia
+        (3, 3) about it [kg·m²] or None, and their standard deviations.
+    stamp : builtin_interfaces.msg.Time
+        Header stamp (time of the identification).
+    drive_gains : (n,) ndarray, optional
+        Drive gains of the identification (known mass) [dimensionless].
+
+    Returns
+    -------
+    ident_msgs.msg.Payload
+        ``header.frame_id`` the payload frame; inertia and its standard deviations NaN where not
+        estimated (the static method).
+    """
+    sd = estimate.std()
+    msg = Payload()
+    msg.header.stamp = stamp
+    msg.header.frame_id = estimate.frame
+    msg.method = estimate.method
+    msg.inertia = _inertia_msg(estimate.mass, estimate.com, estimate.inertia)
+    msg.std = _inertia_msg(sd['mass'], sd['com'], sd['inertia'])
+    msg.physically_consistent = bool(estimate.physically_consistent)
+    msg.unexcited = list(estimate.unexcited)
+    msg.drive_gains = [] if drive_gains is None else [float(g) for g in drive_gains]
+    return msg
+
+
+def _inertia_msg(mass: float, com: np.ndarray, inertia: np.ndarray | None) -> Inertia:
+    msg = Inertia(m=float(mass))
+    msg.com.x, msg.com.y, msg.com.z = (float(c) for c in com)
+    matrix = np.full((3, 3), math.nan) if inertia is None else np.asarray(inertia, dtype=float)
+    for name, (i, j) in (('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
+                         ('iyz', (1, 2)), ('izz', (2, 2))):
+        setattr(msg, name, float(matrix[i, j]))
+    return msg
+
+
+def payload_markers(estimate: PayloadEstimate, link: str, placement: pin.SE3) -> MarkerArray:
+    """RViz markers of a payload: a sphere at its centre of mass and its equivalent-inertia box.
+
+    The box is the homogeneous box of the same mass and inertia (``equivalent_box``), centred on
+    the centre of mass and aligned with the principal axes. Both markers are in namespace
+    ``PAYLOAD_MARKER_NAMESPACE`` with fixed ids, so the markers of a new result replace the
+    old ones; without an inertia (static method) the box is deleted.
+
+    Parameters
+    ----------
+    estimate : PayloadEstimate
+        The payload, in its payload frame.
+    link : str
+        The URDF link of the body that carries the payload frame (a TF frame;
+        ``payload.geometry.frame_in_link``).
+    placement : pinocchio.SE3
+        The payload frame in ``link`` (translation [m]).
+
+    Returns
+    -------
+    visualization_msgs.msg.MarkerArray
+        Expressed in ``link``, zero stamps (the latest transform of the moving link) and
+        ``frame_locked``: the markers move with the link.
+    """
+    com = placement.rotation @ estimate.com + placement.translation
+    sphere = _marker(link, COM_MARKER_ID, Marker.SPHERE, com, np.eye(3))
+    sphere.scale.x = sphere.scale.y = sphere.scale.z = COM_MARKER_DIAMETER
+    sphere.color.r, sphere.color.g, sphere.color.b, sphere.color.a = 0.9, 0.1, 0.1, 1.0
+    if estimate.inertia is None:
+        box = _marker(link, BOX_MARKER_ID, Marker.CUBE, com, np.eye(3))
+        box.action = Marker.DELETE
+    else:
+        sides, axes = equivalent_box(estimate.mass, estimate.inertia)
+        box = _marker(link, BOX_MARKER_ID, Marker.CUBE, com, placement.rotation @ axes)
+        box.scale.x, box.scale.y, box.scale.z = (float(max(s, MIN_BOX_SIDE)) for s in sides)
+        box.color.r, box.color.g, box.color.b, box.color.a = 0.2, 0.5, 0.9, 0.5
+    return MarkerArray(markers=[sphere, box])
+
+
+def _marker(link: str, marker_id: int, kind: int, position: np.ndarray,
+            rotation: np.ndarray) -> Marker:
+    marker = Marker(ns=PAYLOAD_MARKER_NAMESPACE, id=marker_id, type=kind, action=Marker.ADD,
+                    frame_locked=True)
+    marker.header.frame_id = link
+    p = marker.pose.position
+    p.x, p.y, p.z = (float(x) for x in position)
+    q = pin.Quaternion(np.asarray(rotation, dtype=float)).normalized()
+    o = marker.pose.orientation
+    o.x, o.y, o.z, o.w = float(q.x), float(q.y), float(q.z), float(q.w)
+    return marker

@@ -3,12 +3,23 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from builtin_interfaces.msg import Time
+from visualization_msgs.msg import Marker
 
 from ident_core.errors import InputError
 from ident_core.excitation.fourier import load_trajectory
-from ident_ros.conversions import parameters_msg, trajectory_from_msg, trajectory_to_msg
+from ident_core.payload.parameters import PayloadEstimate
+from ident_ros.conversions import (
+    BOX_MARKER_ID,
+    COM_MARKER_ID,
+    parameters_msg,
+    payload_markers,
+    payload_msg,
+    trajectory_from_msg,
+    trajectory_to_msg,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -49,3 +60,77 @@ def test_parameters_message_from_result():
     assert msg.coulomb_friction[0] == 0.5 and math.isnan(msg.coulomb_friction[1])
     assert math.isnan(msg.rotor_inertia[0]) and msg.rotor_inertia[1] == 0.03
     assert list(msg.rmse) == [0.1, 0.2] and msg.relative_error_percent == 1.5
+
+
+# A homogeneous 2 kg box of sides 0.1 × 0.2 × 0.3 m, turned about an oblique axis, its centre
+# of mass off the payload frame's origin.
+BOX_MASS, BOX_SIDES = 2.0, np.array([0.1, 0.2, 0.3])
+BOX_ROTATION = pin.exp3(np.array([0.3, -0.5, 0.8]))
+BOX_COM = np.array([0.01, -0.02, 0.05])
+
+
+def _box_inertia(mass, sides):
+    a2, b2, c2 = np.square(sides)
+    return mass / 12 * np.diag([b2 + c2, a2 + c2, a2 + b2])
+
+
+def _estimate(values, method='global'):
+    return PayloadEstimate(method, 'flange', np.asarray(values, float),
+                           np.diag((1e-3 * np.maximum(np.abs(values), 1e-3)) ** 2),
+                           np.zeros(6), 1000)
+
+
+def _box_estimate():
+    inertia = BOX_ROTATION @ _box_inertia(BOX_MASS, BOX_SIDES) @ BOX_ROTATION.T
+    return _estimate(pin.Inertia(BOX_MASS, BOX_COM, inertia).toDynamicParameters()), inertia
+
+
+def test_payload_message_of_an_estimate_with_inertia():
+    estimate, inertia = _box_estimate()
+    msg = payload_msg(estimate, Time(sec=3), drive_gains=np.array([1.0, 0.98]))
+    assert msg.header.frame_id == 'flange' and msg.header.stamp.sec == 3
+    assert msg.method == 'global' and msg.physically_consistent and not msg.unexcited
+    assert msg.inertia.m == pytest.approx(BOX_MASS)
+    assert [msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z] == pytest.approx(BOX_COM)
+    for name, (i, j) in (('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
+                         ('iyz', (1, 2)), ('izz', (2, 2))):
+        assert getattr(msg.inertia, name) == pytest.approx(inertia[i, j], abs=1e-12), name
+    sd = estimate.std()
+    assert msg.std.m == pytest.approx(sd['mass']) and msg.std.izz == pytest.approx(
+        sd['inertia'][2, 2])
+    assert list(msg.drive_gains) == [1.0, 0.98]
+
+
+def test_static_estimate_has_nan_inertia_and_std_and_deletes_the_box():
+    mass, com = 1.5, np.array([0.0, 0.01, 0.04])
+    estimate = _estimate(np.concatenate([[mass], mass * com]), method='static')
+    msg = payload_msg(estimate, Time())
+    assert msg.inertia.m == pytest.approx(mass) and msg.inertia.com.z == pytest.approx(0.04)
+    assert not msg.drive_gains
+    for field in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz'):
+        assert math.isnan(getattr(msg.inertia, field)) and math.isnan(getattr(msg.std, field))
+    assert msg.std.m > 0 and not math.isnan(msg.std.com.z)
+    sphere, box = payload_markers(estimate, 'link6', pin.SE3.Identity()).markers
+    assert sphere.action == Marker.ADD and sphere.pose.position.z == pytest.approx(0.04)
+    assert (box.ns, box.id, box.action) == ('payload', BOX_MARKER_ID, Marker.DELETE)
+
+
+def test_markers_show_the_equivalent_box_at_the_com_in_the_link():
+    """The box of a known box inertia: its sides, and its orientation carried into the link,
+    give back the inertia (in link axes); sphere and box sit at the COM placed in the link."""
+    estimate, inertia = _box_estimate()
+    placement = pin.SE3(pin.exp3(np.array([0.0, 0.0, math.pi / 2])), np.array([0, 0, 0.08]))
+    sphere, box = payload_markers(estimate, 'link6', placement).markers
+    com = placement.act(BOX_COM)
+    for marker, kind, marker_id in ((sphere, Marker.SPHERE, COM_MARKER_ID),
+                                    (box, Marker.CUBE, BOX_MARKER_ID)):
+        assert marker.header.frame_id == 'link6' and marker.ns == 'payload'
+        assert (marker.type, marker.id, marker.action) == (kind, marker_id, Marker.ADD)
+        p = marker.pose.position
+        np.testing.assert_allclose([p.x, p.y, p.z], com, atol=1e-12)
+    sides = np.array([box.scale.x, box.scale.y, box.scale.z])
+    np.testing.assert_allclose(np.sort(sides), BOX_SIDES, rtol=1e-9)
+    o = box.pose.orientation
+    rotation = pin.Quaternion(o.w, o.x, o.y, o.z).toRotationMatrix()
+    np.testing.assert_allclose(rotation @ _box_inertia(BOX_MASS, sides) @ rotation.T,
+                               placement.rotation @ inertia @ placement.rotation.T, atol=1e-12)

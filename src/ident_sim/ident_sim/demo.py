@@ -68,26 +68,31 @@ class DemoFailed(RuntimeError):
     """A step of the demo failed."""
 
 
-class DemoNode(lifecycle.GracefulNode):
-    """Drives the graph through one identification experiment (module docstring)."""
+class DemoClient(lifecycle.GracefulNode):
+    """A client that drives the running graph through an experiment once, then finishes (exit
+    code 0 only if every step succeeded; 1 on a failed step or a signal).
 
-    def __init__(self, **kwargs):
-        super().__init__('demo', **kwargs)
-        self.p = declare_parameters(self, DemoParameters)
+    Subclasses implement ``_demo`` (a coroutine; raise ``DemoFailed`` for a failed step).
+
+    Parameters
+    ----------
+    name : str
+        Node name.
+    parameters : type
+        The parameter model (``declare_parameters``); it has ``output_dir``,
+        ``excitation_action`` and ``server_timeout``.
+    **kwargs
+        Passed to ``rclpy.node.Node``.
+    """
+
+    def __init__(self, name: str, parameters: type, **kwargs):
+        super().__init__(name, **kwargs)
+        self.p = declare_parameters(self, parameters)
         self.out = Path(self.p.output_dir).resolve()
         self.excite = ActionClient(self, RunExcitation, self.p.excitation_action)
-        self.identify = self.create_client(IdentifyRecording, self.p.identify_service)
-        self.truth = self.create_client(Trigger, self.p.ground_truth_service)
-        self.parameters = None
-        self.create_subscription(IdentifiedParameters, self.p.parameters_topic,
-                                 self._on_parameters, qos.LATCHED_QOS)
         self.started = time.monotonic()
         self.task = None
         self.create_timer(0.1, self._start_once)
-        self.summary = {}
-
-    def _on_parameters(self, msg) -> None:
-        self.parameters = msg
 
     def _start_once(self) -> None:
         if self.task is None:
@@ -107,22 +112,10 @@ class DemoNode(lifecycle.GracefulNode):
         self.finished = True
 
     async def _demo(self) -> None:
-        timeout = self.p.server_timeout
-        if not self.excite.wait_for_server(timeout_sec=timeout):
-            raise DemoFailed(f'action {self.p.excitation_action} not available')
-        bags = {}
-        for name, trajectory, periods in (
-                ('identification', self.p.identification_trajectory,
-                 self.p.identification_periods),
-                ('validation', self.p.validation_trajectory, 0)):
-            bags[name] = await self._excite(name, trajectory, periods)
-        await self._call(self.truth, Trigger.Request(), 'write the ground truth')
-        reply = await self._call(self.identify, IdentifyRecording.Request(
-            bag_path=bags['identification'], validation_bag_paths=[bags['validation']],
-            result_path=str(self.out / 'RESULT.yaml')), 'identify')
-        self._report(reply.result_path, bags)
+        raise NotImplementedError
 
     async def _excite(self, name: str, trajectory: str, periods: int) -> str:
+        """Run a trajectory file, recorded as experiment ``name``; the bag folder."""
         goal = RunExcitation.Goal(trajectory_file=trajectory, periods=periods, record=True,
                                   experiment=name)
         shown = [-1]
@@ -144,12 +137,44 @@ class DemoNode(lifecycle.GracefulNode):
         return result.bag_path
 
     async def _call(self, client, request, what: str):
+        """Call a service whose response has ``success`` and ``message``; the response."""
         if not client.wait_for_service(timeout_sec=self.p.server_timeout):
             raise DemoFailed(f'{what}: service {client.srv_name} not available')
         reply = await client.call_async(request)
         if not reply.success:
             raise DemoFailed(f'{what}: {reply.message}')
         return reply
+
+
+class DemoNode(DemoClient):
+    """Drives the graph through one identification experiment (module docstring)."""
+
+    def __init__(self, **kwargs):
+        super().__init__('demo', DemoParameters, **kwargs)
+        self.identify = self.create_client(IdentifyRecording, self.p.identify_service)
+        self.truth = self.create_client(Trigger, self.p.ground_truth_service)
+        self.parameters = None
+        self.create_subscription(IdentifiedParameters, self.p.parameters_topic,
+                                 self._on_parameters, qos.LATCHED_QOS)
+
+    def _on_parameters(self, msg) -> None:
+        self.parameters = msg
+
+    async def _demo(self) -> None:
+        timeout = self.p.server_timeout
+        if not self.excite.wait_for_server(timeout_sec=timeout):
+            raise DemoFailed(f'action {self.p.excitation_action} not available')
+        bags = {}
+        for name, trajectory, periods in (
+                ('identification', self.p.identification_trajectory,
+                 self.p.identification_periods),
+                ('validation', self.p.validation_trajectory, 0)):
+            bags[name] = await self._excite(name, trajectory, periods)
+        await self._call(self.truth, Trigger.Request(), 'write the ground truth')
+        reply = await self._call(self.identify, IdentifyRecording.Request(
+            bag_path=bags['identification'], validation_bag_paths=[bags['validation']],
+            result_path=str(self.out / 'RESULT.yaml')), 'identify')
+        self._report(reply.result_path, bags)
 
     def _report(self, result_path: str, bags: dict) -> None:
         model = read_result(result_path)

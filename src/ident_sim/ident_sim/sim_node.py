@@ -4,10 +4,13 @@ joint_state_broadcaster on EtherCAT drives (``ident_core.sim.simulator``).
 Subscribes ``trajectory_msgs/JointTrajectory`` (default ``/joint_trajectory_controller/
 joint_trajectory``), publishes ``sensor_msgs/JointState`` on ``/joint_states`` at the control
 rate with header stamps ``start + k·dt``, and optionally ``/clock``. The ground truth goes to
-``ground_truth_dir`` (``ground_truth.yaml`` at start; ``truth_log.npz`` — every published stamp
-with the true state and noise-free torque — on ``~/write_ground_truth`` and at shutdown), never
-onto a topic. On SIGINT/SIGTERM it keeps running the commanded trajectory until the robot is at
-rest (at most ``shutdown_settle_time`` s), as real hardware would, then writes the ground truth.
+``ground_truth_dir`` (``ground_truth.yaml`` at start and whenever the payload changes;
+``truth_log.npz`` — every published stamp with the true state and noise-free torque — on
+``~/write_ground_truth`` and at shutdown), never onto a topic. ``~/set_payload``
+(std_srvs/SetBool) mounts the configured payload (``payload_mass`` > 0) or removes it, from the
+next control period on, as an operator would between two experiments. On SIGINT/SIGTERM it
+keeps running the commanded trajectory until the robot is at rest (at most
+``shutdown_settle_time`` s), as real hardware would, then writes the ground truth.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from pydantic import Field, NonNegativeFloat
 from rclpy.time import Time
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-from std_srvs.srv import Trigger
+from std_srvs.srv import SetBool, Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from ident_core.errors import InputError
@@ -82,7 +85,7 @@ class SimNode(lifecycle.GracefulNode):
         self.log = TruthLog(self.robot.n)
         self.truth_dir = Path(p.ground_truth_dir).resolve()
         self.settle_time = p.shutdown_settle_time
-        write_atomic(self.truth_dir / 'ground_truth.yaml', dump_yaml(self.sim.ground_truth()))
+        self.write_ground_truth()
         self.joint_states = self.create_publisher(JointState, p.joint_states_topic,
                                                   qos.JOINT_STATES_QOS)
         self.clock = (self.create_publisher(Clock, '/clock', qos.COMMAND_QOS)
@@ -90,6 +93,7 @@ class SimNode(lifecycle.GracefulNode):
         self.create_subscription(JointTrajectory, p.trajectory_topic, self._on_trajectory,
                                  qos.COMMAND_QOS)
         self.create_service(Trigger, '~/write_ground_truth', self._on_write_truth)
+        self.create_service(SetBool, '~/set_payload', self._on_set_payload)
         # sim time 0 at the wall-clock start; stamps are exact multiples of dt after it
         self.start_ns = 0 if self.clock else self.get_clock().now().nanoseconds
         self.start_wall = time.monotonic()
@@ -174,6 +178,26 @@ class SimNode(lifecycle.GracefulNode):
 
     def request_shutdown(self) -> None:
         self.stop_deadline = self._now() + self.settle_time
+
+    def _on_set_payload(self, request, response):
+        payload = self.hardware.payload
+        if request.data and payload is None:
+            response.success = False
+            response.message = 'no payload configured: set the parameter payload_mass (kg) > 0'
+            return response
+        self.sim.set_payload(payload if request.data else None)
+        self.write_ground_truth()
+        response.success = True
+        response.message = (f'{payload.mass:g} kg payload mounted on {payload.frame}'
+                            if request.data else 'payload removed')
+        self.get_logger().info(f'{response.message} at t = {self.sim.time:.3f} s')
+        return response
+
+    def write_ground_truth(self) -> Path:
+        """Write ``ground_truth.yaml`` atomically (``RobotSimulator.ground_truth``: the true
+        robot with the payload mounted now)."""
+        return write_atomic(self.truth_dir / 'ground_truth.yaml',
+                            dump_yaml(self.sim.ground_truth()))
 
     def _on_write_truth(self, _request, response):
         path = self.write_truth_log()

@@ -5,6 +5,8 @@
     robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
     robot-ident export-urdf --model RESULT.yaml --out ROBOT.urdf [--force]
+    robot-ident payload --urdf URDF (--unloaded D ... | --model RESULT.yaml) --loaded D ...
+                        [--method all] [--frame FRAME] [--known-mass KG] --out PAYLOAD.yaml
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
 one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
@@ -25,6 +27,7 @@ VERBS = {
     'validate': 'predict the torques of a recording with an identified model',
     'excite': 'optimise (or evaluate) an excitation trajectory',
     'export-urdf': 'write the URDF with the identified inertias, friction and rotor inertia',
+    'payload': "identify a payload's mass, centre of mass and inertia",
 }
 
 

@@ -69,13 +69,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=_run)
 
 
-def _config(args: argparse.Namespace) -> IdentificationConfig:
-    """The settings given on the command line; the model's defaults for the rest. A bad value
-    is reported with its option (``--cutoff-hz``)."""
-    given = {k: v for k, v in vars(args).items()
-             if k in IdentificationConfig.model_fields and v is not None}
+def config_from_args(args: argparse.Namespace, schema: type = IdentificationConfig):
+    """The settings given on the command line; the schema's defaults for the rest.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options; those named like a field of ``schema`` and not None are used.
+    schema : type
+        ``IdentificationConfig`` or a subclass.
+
+    Returns
+    -------
+    IdentificationConfig
+
+    Raises
+    ------
+    InputError
+        For a bad value, naming its option (``--cutoff-hz``).
+    """
+    given = {k: v for k, v in vars(args).items() if k in schema.model_fields and v is not None}
     try:
-        return IdentificationConfig.model_validate(given)
+        return schema.model_validate(given)
     except pydantic.ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         option = '--' + str(error['loc'][0]).replace('_', '-')
@@ -85,7 +100,7 @@ def _config(args: argparse.Namespace) -> IdentificationConfig:
 def _run(args: argparse.Namespace) -> int:
     """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
     robot = load_robot(args.urdf)
-    config = _config(args)
+    config = config_from_args(args)
     train = [load_dataset(p, robot.joint_names) for p in args.data]
     held_out = []
     if args.split is not None:

@@ -201,10 +201,6 @@ def check_excitation(r: np.ndarray, names: list[str],
                      tolerance: float = EXCITATION_TOLERANCE) -> None:
     """Refuse an identification matrix that leaves base parameters unexcited.
 
-    Columns are scaled to unit norm (units do not matter); a singular value below
-    ``tolerance`` × the largest marks a direction the data do not see; the parameters with the
-    largest weight in it are named.
-
     Parameters
     ----------
     r : (nb, nb) ndarray
@@ -217,23 +213,48 @@ def check_excitation(r: np.ndarray, names: list[str],
     Raises
     ------
     ExcitationError
-        Naming the parameters and the condition number.
+        Naming the parameters (``unexcited_parameters``) and the condition number.
+    """
+    involved, condition = unexcited_parameters(r, tolerance)
+    if involved:
+        detail = ('regressor column is zero' if not np.isfinite(condition) else
+                  f'condition number {condition:.3g} of the column-normalised identification '
+                  f'matrix (limit {1 / tolerance:.0e})')
+        raise ExcitationError('trajectory does not excite base parameter(s) '
+                              f'{", ".join(names[i] for i in involved)}: {detail}')
+
+
+def unexcited_parameters(r: np.ndarray,
+                         tolerance: float = EXCITATION_TOLERANCE) -> tuple[list[int], float]:
+    """The parameters an identification matrix leaves unexcited.
+
+    Columns are scaled to unit norm (units do not matter); a zero column is unexcited; else a
+    singular value below ``tolerance`` × the largest marks a direction the data do not see, and
+    the parameters with the largest weight in it (at least 0.3 × the largest) are unexcited.
+
+    Parameters
+    ----------
+    r : (m, p) ndarray
+        The identification matrix or its R factor, m ≥ p.
+    tolerance : float
+        Relative singular value below which a direction counts as unexcited.
+
+    Returns
+    -------
+    indices : list of int
+        Columns of the unexcited parameters, sorted (empty: all excited).
+    condition : float
+        Condition number of the column-normalised matrix (inf with a zero column).
     """
     norms = np.linalg.norm(r, axis=0)
     zero = np.flatnonzero(norms <= 1e-12 * max(norms.max(), 1e-300))
     if len(zero):
-        raise ExcitationError('trajectory does not excite base parameter(s) '
-                              f'{", ".join(names[i] for i in zero)} (regressor column is zero)')
+        return [int(i) for i in zero], float('inf')
     _, s, vt = np.linalg.svd(r / norms, full_matrices=False)
     weak = np.flatnonzero(s < tolerance * s[0])
-    if len(weak):
-        involved = sorted({int(i) for k in weak for i in np.flatnonzero(
-            np.abs(vt[k]) > 0.3 * np.abs(vt[k]).max())})
-        raise ExcitationError(
-            'trajectory does not excite base parameter(s) '
-            f'{", ".join(names[i] for i in involved)}: condition number '
-            f'{s[0] / s[-1]:.3g} of the column-normalised identification matrix '
-            f'(limit {1 / tolerance:.0e})')
+    involved = sorted({int(i) for k in weak for i in np.flatnonzero(
+        np.abs(vt[k]) > 0.3 * np.abs(vt[k]).max())})
+    return involved, float(s[0] / s[-1])
 
 
 def _qr_solve_parts(a: np.ndarray, b: np.ndarray):

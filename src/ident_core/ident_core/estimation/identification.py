@@ -338,7 +338,7 @@ def _velocity_choice(d: Dataset, recorded, derived, acceleration, trim, cutoff_h
 
 
 def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
-                    factor: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                    factor: int = 1, payload=None) -> tuple[np.ndarray, np.ndarray]:
     """Base regressor and torques of preprocessed data, trimmed and decimated (segment by
     segment, stacked).
 
@@ -358,26 +358,31 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
         Preprocessed data.
     factor : int
         Decimation factor.
+    payload : ident_core.payload.frame.PayloadFrame, optional
+        Append the 10 columns of a payload in this frame (``PayloadFrame.regressor``).
 
     Returns
     -------
-    w : (M', n, nb) ndarray
-        Base regressor.
+    w : (M', n, nb) or (M', n, nb + 10) ndarray
+        Base regressor (then the payload regressor).
     tau : (M', n) ndarray
         Torques [N·m or N].
     """
-    parts = [_segment_regression(regressor, base, p, slice(a, b), factor)
+    parts = [_segment_regression(regressor, base, p, slice(a, b), factor, payload)
              for a, b in p.spans()]
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
-def _segment_regression(regressor, base, p: Processed, segment: slice, factor: int):
+def _segment_regression(regressor, base, p: Processed, segment: slice, factor: int, payload):
     """``regression_data`` of one segment."""
     q, qd, qdd, tau = p.q[segment], p.qd[segment], p.qdd[segment], p.tau[segment]
     rows = np.arange(p.trim, len(q) - p.trim)
     plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
     kept = rows[::factor] if plain else rows
-    w = regressor.compute(q[kept], qd[kept], qdd[kept])[:, :, base.independent]
+    full = regressor.compute(q[kept], qd[kept], qdd[kept])
+    w = full[:, :, base.independent]
+    if payload is not None:
+        w = np.concatenate([w, payload.regressor(full)], axis=2)
     tau = tau[kept]
     coulomb = [i for i, c in enumerate(base.independent) if regressor.names[c].startswith('fc')]
     if coulomb:
@@ -512,16 +517,8 @@ def identify(robot: RobotModel, datasets: list[Dataset],
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, config.spec, transmission)
     base = compute_base_parameters(regressor, seed=config.seed, tolerance=config.rank_tolerance)
-    w_parts, tau_parts, masks, factors, summary = [], [], [], [], []
-    for d in datasets:
-        p = preprocess(d, robot, config)
-        summary += p.summary
-        factors.append(p.decimation(config.decimate))
-        w, tau = regression_data(regressor, base, p, factors[-1])
-        masks.append(p.reversal_mask(regressor.gear, factors[-1], config.reversal_window))
-        w_parts.append(w)
-        tau_parts.append(tau)
-    w, tau, mask = (np.concatenate(x) for x in (w_parts, tau_parts, masks))
+    stacked = stack_regression(regressor, base, datasets, config)
+    w, tau, mask = stacked.w, stacked.tau, stacked.mask
     try:
         est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)
     except IdentError as exc:
@@ -530,15 +527,77 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     predicted = w @ est.values
     stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
              'equations_left_out': int(mask.size - mask.sum()),
-             'decimation': factors,
+             'decimation': stacked.decimation,
              'base_parameter_count': base.count,
              'condition_number': est.condition_number,
              'rank_gap': base.rank_gap,
              'residual_rms': metrics.rmse(predicted, tau).tolist(),
              'relative_error_percent': metrics.relative_error_percent(predicted, tau),
-             'preprocessing': summary, **extra}
+             'preprocessing': stacked.preprocessing, **extra}
     return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats,
                            standard)
+
+
+@dataclass
+class StackedRegression:
+    """The regression rows of several datasets, stacked.
+
+    Parameters
+    ----------
+    w : (N, n, nb) or (N, n, nb + 10) ndarray
+        Base regressor (with a payload: then the payload regressor).
+    tau : (N, n) ndarray
+        Joint torques [N·m or N].
+    mask : (N, n) ndarray of bool
+        False for joint equations near a velocity reversal (``reversal_window``).
+    decimation : list of int
+        Decimation factor per dataset.
+    preprocessing : list of str
+        ``Processed.summary`` of every dataset.
+    """
+
+    w: np.ndarray
+    tau: np.ndarray
+    mask: np.ndarray
+    decimation: list[int]
+    preprocessing: list[str]
+
+
+def stack_regression(regressor: Regressor, base: BaseParameters, datasets: list[Dataset],
+                     config: IdentificationConfig, payload=None) -> StackedRegression:
+    """Preprocess datasets and stack their regression rows (``regression_data``).
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
+    datasets : list of Dataset
+        Recordings of the robot.
+    config : IdentificationConfig
+        Filtering, decimation, reversal window.
+    payload : ident_core.payload.frame.PayloadFrame, optional
+        Append the payload regressor in this frame.
+
+    Returns
+    -------
+    StackedRegression
+
+    Raises
+    ------
+    InputError
+        For bad data (``preprocess``).
+    """
+    parts, masks, factors, summary = [], [], [], []
+    for d in datasets:
+        p = preprocess(d, regressor.robot, config)
+        summary += p.summary
+        factors.append(p.decimation(config.decimate))
+        parts.append(regression_data(regressor, base, p, factors[-1], payload))
+        masks.append(p.reversal_mask(regressor.gear, factors[-1], config.reversal_window))
+    w, tau = (np.concatenate(x) for x in zip(*parts))
+    return StackedRegression(w, tau, np.concatenate(masks), factors, summary)
 
 
 def run_estimator(regressor: Regressor, base: BaseParameters, w: np.ndarray, tau: np.ndarray,

@@ -128,13 +128,33 @@ def link_inertials(robot: RobotModel, inertial: np.ndarray) -> list[LinkInertial
     out = []
     for i, (joint, link) in enumerate(zip(robot.joint_names, links)):
         phi = np.asarray(inertial[10 * i:10 * i + 10], dtype=float)
-        mass = float(phi[0])
-        com = phi[1:4] / mass if mass != 0 else np.zeros(3)
-        i_origin = _inertia_matrix(phi[4:])
-        skew = pin.skew(com)
-        inertia = i_origin + mass * skew @ skew      # parallel-axis theorem, to the COM
-        out.append(LinkInertial(joint, link, mass, com, inertia, physically_consistent(phi)))
+        out.append(LinkInertial(joint, link, *mass_com_inertia(phi), physically_consistent(phi)))
     return out
+
+
+def mass_com_inertia(phi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, centre of mass and inertia about the centre of mass of standard parameters.
+
+    Parameters
+    ----------
+    phi : (10,) ndarray
+        ``[m, mc_x, mc_y, mc_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]`` [kg, kg·m, kg·m²],
+        inertia about the frame origin.
+
+    Returns
+    -------
+    mass : float
+        [kg].
+    com : (3,) ndarray
+        ``mc / m`` [m]; zeros for a zero mass.
+    inertia : (3, 3) ndarray
+        About the centre of mass, frame axes (parallel-axis theorem) [kg·m²].
+    """
+    phi = np.asarray(phi, dtype=float)
+    mass = float(phi[0])
+    com = phi[1:4] / mass if mass != 0 else np.zeros(3)
+    skew = pin.skew(com)
+    return mass, com, _inertia_matrix(phi[4:]) + mass * skew @ skew
 
 
 def body_links(robot: RobotModel) -> list[str]:

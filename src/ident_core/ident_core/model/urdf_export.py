@@ -234,6 +234,71 @@ def identified_urdf(robot: RobotModel, links: list[LinkInertial], actuators: dic
                       ET.tostring(root, encoding='unicode')]) + '\n', report
 
 
+def urdf_with_fixed_body(urdf: str | Path, parent: str, name: str, placement,
+                         body: LinkInertial, note: str) -> str:
+    """The text of a URDF with a rigid body fixed to one of its links (e.g. a payload).
+
+    Adds ``<joint name="{name}_joint" type="fixed">`` from ``parent`` to a new
+    ``<link name="{name}">`` holding ``<inertial>``; an earlier body of that name (and its
+    joint) is replaced. Everything else of the URDF is kept.
+
+    Parameters
+    ----------
+    urdf : str or Path
+        The URDF.
+    parent : str
+        The link the body is fixed to.
+    name : str
+        The new link's name.
+    placement : pinocchio.SE3
+        The new link's frame in ``parent``'s.
+    body : LinkInertial
+        Mass, centre of mass and inertia about it, in the new link's frame (``joint`` unused).
+    note : str
+        A comment written before the joint (where the values come from).
+
+    Returns
+    -------
+    str
+        The URDF document.
+
+    Raises
+    ------
+    InputError
+        If the URDF cannot be read, or has no link ``parent``.
+    """
+    prolog, root, _ = _read_urdf(Path(urdf))
+    doc = _Document(root, DRAKE_NS, str(urdf))
+    if parent not in doc.links:
+        raise InputError(f'{urdf}: no link {parent!r} to fix {name!r} to')
+    for old in [doc.links.get(name), doc.joints.get(f'{name}_joint')]:
+        if old is not None:
+            _remove(root, old)
+    for comment in [e for e in root if _marked(e) and name in (e.text or '')]:
+        _remove(root, comment)
+    rpy = placement.rotation
+    joint = ET.Element('joint', name=f'{name}_joint', type='fixed')
+    ET.SubElement(joint, 'parent', link=parent)
+    ET.SubElement(joint, 'child', link=name)
+    ET.SubElement(joint, 'origin', xyz=' '.join(_number(x) for x in placement.translation),
+                  rpy=' '.join(_number(x) for x in _rpy(rpy)))
+    link = ET.Element('link', name=name)
+    link.append(_inertial(body))
+    end = len(list(root))
+    doc.insert(root, end, _comment(f'{name}: {note}'), 1)
+    doc.insert(root, end + 1, joint, 1)
+    doc.insert(root, end + 2, link, 1)
+    return '\n'.join(['<?xml version="1.0"?>', *prolog,
+                      ET.tostring(root, encoding='unicode')]) + '\n'
+
+
+def _rpy(rotation: np.ndarray) -> np.ndarray:
+    """URDF roll, pitch, yaw of a rotation matrix (Pinocchio's ``matrixToRpy``)."""
+    import pinocchio as pin
+
+    return pin.rpy.matrixToRpy(np.asarray(rotation, dtype=float)) + 0.0     # no -0.0
+
+
 def _check_model(robot, links, actuators, gear_matrix, source) -> None:
     """Refuse what the URDF cannot represent or what does not belong to the robot."""
     if robot.locked_joints:

@@ -76,7 +76,9 @@ class SimulatedHardware:
     perturbation : float
         Relative spread of the true inertial parameters around the URDF's, in [0, 1).
     payload : Payload or None
-        A payload, if mounted.
+        The payload, if any (``RobotSimulator.set_payload`` mounts and removes it at run time).
+    payload_mounted : bool
+        Whether ``payload`` is mounted at start.
     """
 
     rotor_inertia: np.ndarray
@@ -94,6 +96,7 @@ class SimulatedHardware:
     seed: int
     perturbation: float
     payload: Payload | None = None
+    payload_mounted: bool = True
 
     def check(self, robot: RobotModel) -> None:
         """Check sizes and values against a robot.
@@ -164,13 +167,15 @@ class SimulationConfig(Schema):
     initial_position : list of float
         [rad].
     payload_mass : float
-        [kg]; > 0 mounts a payload in ``payload_frame``.
+        [kg]; > 0: a payload in ``payload_frame``.
     payload_com : list of float
         (3,) centre of mass in ``payload_frame`` [m].
     payload_inertia : list of float
         (6,) ``ixx ixy iyy ixz iyz izz`` about the centre of mass [kg·m²].
     payload_frame : str
         Frame of the URDF holding the payload.
+    payload_mounted : bool
+        Mount the payload at start (else it waits for the simulator node's ``~/set_payload``).
     """
 
     rate_hz: PositiveFloat = Field(1000.0, description='control, integration and joint_states '
@@ -201,13 +206,15 @@ class SimulationConfig(Schema):
     controller_viscous: list[float] = Field([0.0], description='viscous feed-forward, '
                                             'N·m·s/rad')
     initial_position: list[float] = Field([0.0], description='joint positions at start, rad')
-    payload_mass: NonNegativeFloat = Field(0.0, description='kg; > 0 mounts a payload')
+    payload_mass: NonNegativeFloat = Field(0.0, description='kg; > 0: a payload')
     payload_com: list[float] = Field([0.0, 0.0, 0.0], min_length=3, max_length=3,
                                      description='payload centre of mass in payload_frame, m')
     payload_inertia: list[float] = Field([0.0] * 6, min_length=6, max_length=6,
                                          description='payload inertia about its COM, ixx ixy '
                                          'iyy ixz iyz izz, kg·m²')
     payload_frame: str = Field('flange', description='frame of the URDF holding the payload')
+    payload_mounted: bool = Field(True, description='mount the payload at start (else on '
+                                  '~/set_payload)')
 
     def hardware(self, n: int) -> SimulatedHardware:
         """The simulator's settings for an n-joint robot.
@@ -247,4 +254,5 @@ class SimulationConfig(Schema):
             controller_fc=joint['controller_coulomb'], controller_fv=joint['controller_viscous'],
             initial_position=joint['initial_position'],
             position_resolution=self.position_resolution, dt=1.0 / self.rate_hz, seed=self.seed,
-            perturbation=self.perturbation, payload=payload)
+            perturbation=self.perturbation, payload=payload,
+            payload_mounted=self.payload_mounted)

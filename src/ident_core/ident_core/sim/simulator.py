@@ -83,11 +83,14 @@ class RobotSimulator:
     Attributes
     ----------
     true_inertial : (10·n,) ndarray
-        The true standard inertial parameters (payload included).
+        The true standard inertial parameters, with the payload mounted now (``payload``).
     true_model : pinocchio.Model
-        The true robot.
+        The true robot (payload included).
     nominal_model : pinocchio.Model
         What the controller knows.
+    payload : Payload or None
+        The payload mounted now: ``hardware.payload`` at start if ``hardware.payload_mounted``;
+        changed by ``set_payload``.
     step_count : int
         Periods simulated.
 
@@ -101,17 +104,14 @@ class RobotSimulator:
         hardware.check(robot)
         self.robot, self.hardware = robot, hardware
         self._rng = np.random.default_rng(hardware.seed)
-        self.true_inertial = perturbed_inertial(robot, self._rng, hardware.perturbation)
+        self._bare_inertial = perturbed_inertial(robot, self._rng, hardware.perturbation)
         self.true_model = robot.model.copy()
-        for i in range(1, self.true_model.njoints):
-            self.true_model.inertias[i] = pin.Inertia.FromDynamicParameters(
-                self.true_inertial[10 * (i - 1):10 * i])
-        if hardware.payload is not None:
-            self._add_payload(hardware.payload)
         self.true_model.armature = np.asarray(hardware.rotor_inertia, dtype=float)
+        if hardware.payload is not None:
+            _payload_inertia(self.true_model, hardware.payload)    # mounted or not: check it
+        self.set_payload(hardware.payload if hardware.payload_mounted else None)
         self.nominal_model = robot.model.copy()
         self.nominal_model.armature = np.asarray(hardware.controller_rotor_inertia, dtype=float)
-        self._true_data = self.true_model.createData()
         self._nominal_data = self.nominal_model.createData()
         self._effort_limit = np.where(robot.effort_limit > 0, robot.effort_limit, np.inf)
         self.step_count = 0
@@ -119,18 +119,37 @@ class RobotSimulator:
         self._v_half = np.zeros(robot.n)
         self._a = np.zeros(robot.n)
         self._measured_previous = self._measure_position(self._q)
+        self._base = None
 
-    def _add_payload(self, payload: Payload) -> None:
+    def set_payload(self, payload: Payload | None) -> None:
+        """Mount a payload, or remove it, from the next step on (the motion state is kept).
+
+        The true bodies are recomputed from the payload-free true inertias, so switching back
+        and forth gives exactly the robot constructed with or without the payload.
+
+        Parameters
+        ----------
+        payload : Payload or None
+            The payload to mount (replacing any other); None: none.
+
+        Raises
+        ------
+        InputError
+            If the payload's frame is not a frame of the URDF (nothing is changed).
+        """
         model = self.true_model
-        if not model.existFrame(payload.frame):
-            raise InputError(f'payload frame {payload.frame!r} is not a frame of the URDF')
-        frame = model.frames[model.getFrameId(payload.frame)]
-        inertia = pin.Inertia(payload.mass, np.asarray(payload.com, dtype=float),
-                              _symmetric(payload.inertia))
-        joint = frame.parentJoint
-        model.inertias[joint] = model.inertias[joint] + frame.placement.act(inertia)
-        link = slice(10 * (joint - 1), 10 * joint)
-        self.true_inertial[link] = model.inertias[joint].toDynamicParameters()
+        added = None if payload is None else _payload_inertia(model, payload)
+        inertial = self._bare_inertial.copy()
+        for i in range(1, model.njoints):
+            model.inertias[i] = pin.Inertia.FromDynamicParameters(
+                self._bare_inertial[10 * (i - 1):10 * i])
+        if added is not None:
+            joint, inertia = added
+            model.inertias[joint] = model.inertias[joint] + inertia
+            inertial[10 * (joint - 1):10 * joint] = model.inertias[joint].toDynamicParameters()
+        self.true_inertial = inertial
+        self.payload = payload
+        self._true_data = model.createData()        # no quantity of the old bodies survives
 
     @property
     def time(self) -> float:
@@ -201,16 +220,19 @@ class RobotSimulator:
         Returns
         -------
         dict
-            Standard parameters named like the identification regressor's columns (rigid body
-            + ``Ia, fv, fc, offset``), their projection on the base parameters, friction,
-            payload and sensor settings.
+            Standard parameters named like the identification regressor's columns (rigid body,
+            with the payload mounted now, + ``Ia, fv, fc, offset``), their projection on the
+            base parameters, friction, the configured payload (``hardware.payload``, mounted
+            or not: ``payload_mounted``), and sensor settings.
         """
         robot, cfg = self.robot, self.hardware
-        spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
-        regressor = Regressor(robot, spec)
+        if self._base is None:          # the structure alone: computed once (0.7 s), kept
+            spec = RegressorSpec(friction='coulomb-viscous-offset', rotor_inertia=True)
+            regressor = Regressor(robot, spec)
+            self._base = regressor.names, compute_base_parameters(regressor)
+        names, base = self._base
         chi = np.concatenate([self.true_inertial, cfg.rotor_inertia, cfg.friction.fv,
                               cfg.friction.fc, cfg.friction.offset])
-        base = compute_base_parameters(regressor)
         friction = {k: np.asarray(v).tolist() for k, v in asdict(cfg.friction).items()
                     if k != 'model'}
         return {
@@ -218,7 +240,7 @@ class RobotSimulator:
             'robot': {'urdf': str(robot.urdf.resolve()), 'urdf_sha256': robot.urdf_sha256(),
                       'joints': list(robot.joint_names)},
             'seed': cfg.seed, 'perturbation': cfg.perturbation, 'dt': cfg.dt,
-            'standard_parameters': {'names': regressor.names, 'values': chi.tolist()},
+            'standard_parameters': {'names': names, 'values': chi.tolist()},
             'base_parameters': {'names': base.names, 'values': base.project(chi).tolist(),
                                 'definition': base.to_dict()},
             'friction': {'model': cfg.friction.model, **friction},
@@ -226,11 +248,22 @@ class RobotSimulator:
                 'frame': cfg.payload.frame, 'mass': float(cfg.payload.mass),
                 'com': np.asarray(cfg.payload.com, float).tolist(),
                 'inertia': np.asarray(cfg.payload.inertia, float).tolist()},
+            'payload_mounted': self.payload is not None,
             'sensors': {'position_resolution': float(cfg.position_resolution),
                         'torque_noise_std': np.asarray(cfg.torque_noise_std).tolist(),
                         'effort_resolution': np.asarray(cfg.effort_resolution).tolist()},
             'controller': {'kp': np.asarray(cfg.kp).tolist(), 'kd': np.asarray(cfg.kd).tolist()},
         }
+
+
+def _payload_inertia(model: pin.Model, payload: Payload) -> tuple[int, pin.Inertia]:
+    """(joint whose body carries the payload, the payload's inertia in that joint's frame)."""
+    if not model.existFrame(payload.frame):
+        raise InputError(f'payload frame {payload.frame!r} is not a frame of the URDF')
+    frame = model.frames[model.getFrameId(payload.frame)]
+    inertia = pin.Inertia(payload.mass, np.asarray(payload.com, dtype=float),
+                          _symmetric(payload.inertia))
+    return int(frame.parentJoint), frame.placement.act(inertia)
 
 
 def _symmetric(i6) -> np.ndarray:

@@ -105,6 +105,29 @@ def perturbed_inertial(robot: RobotModel, rng: np.random.Generator,
     return np.concatenate(inertial)
 
 
+def with_payload(truth: TrueParameters, frame, payload: np.ndarray) -> TrueParameters:
+    """The true parameters with a payload fixed to the robot.
+
+    Parameters
+    ----------
+    truth : TrueParameters
+        Without the payload.
+    frame : ident_core.payload.frame.PayloadFrame
+        Where the payload is fixed.
+    payload : (10,) ndarray
+        Its standard parameters in that frame (Pinocchio order, inertia about the frame
+        origin).
+
+    Returns
+    -------
+    TrueParameters
+        The carrying body's parameters increased by ``frame.transform @ payload``.
+    """
+    inertial = truth.inertial.copy()
+    inertial[frame.columns] += frame.transform @ np.asarray(payload, dtype=float)
+    return TrueParameters(inertial, truth.Ia, truth.fv, truth.fc, truth.offset)
+
+
 def fourier_trajectory(robot: RobotModel, t: np.ndarray, rng: np.random.Generator,
                        harmonics: int = 5, period: float = 10.0, fill: float = 0.6):
     """A random finite Fourier series inside the joint limits.

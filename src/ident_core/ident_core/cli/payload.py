@@ -1,0 +1,139 @@
+"""``robot-ident payload``: identify a payload's mass, centre of mass and inertia in a frame of
+the robot, by the methods of payload_identification_2017 and a model-based check, write
+PAYLOAD.yaml and optionally the URDF with the payload (docs/methods.md §11)."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..data.datasets import load_dataset
+from ..errors import InputError
+from ..estimation.results import read_result
+from ..files import write_atomic
+from ..model.inertial import LinkInertial
+from ..model.regressor import FRICTION_MODELS
+from ..model.robot import load_robot
+from ..model.urdf_export import urdf_with_fixed_body
+from ..payload.frame import payload_frame
+from ..payload.geometry import frame_in_link
+from ..payload.methods import METHODS, PayloadConfig
+from ..payload.results import PayloadData, payload_file, read_payload, write_payload
+from .identify import config_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the verb's arguments.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The verb's sub-parser.
+    """
+    default = PayloadConfig()
+    parser.add_argument('--urdf', required=True, help='robot URDF')
+    parser.add_argument('--unloaded', nargs='+', default=[], metavar='DATASET',
+                        help='runs without the payload')
+    parser.add_argument('--model', metavar='RESULT.yaml',
+                        help="the robot's identified model (model and static methods)")
+    parser.add_argument('--loaded', nargs='+', default=[], metavar='DATASET',
+                        help='runs with the payload')
+    parser.add_argument('--method', default='all', choices=METHODS + ('all',),
+                        help='payload method (default all: every method the inputs allow)')
+    parser.add_argument('--frame', help="payload frame: a joint or link of the URDF (default: "
+                                        "the last joint's frame)")
+    parser.add_argument('--known-mass', type=float, metavar='KG',
+                        help='the payload mass, to identify one drive gain per joint '
+                             '(torques from motor currents with unknown gains)')
+    parser.add_argument('--friction', choices=FRICTION_MODELS,
+                        help=f'friction model of the robot (default {default.friction})')
+    rotor = parser.add_mutually_exclusive_group()
+    rotor.add_argument('--rotor-inertia', dest='rotor_inertia', action='store_true',
+                       default=None, help='identify rotor inertias (default)')
+    rotor.add_argument('--no-rotor-inertia', dest='rotor_inertia', action='store_false',
+                       default=None, help='no rotor inertia columns')
+    parser.add_argument('--cutoff-hz', type=float, metavar='HZ',
+                        help="low-pass cut-off (default: the dataset's cutoff_hz, else 10 Hz)")
+    parser.add_argument('--decimate', type=int, metavar='K',
+                        help='parallel decimation factor (default 0: automatic)')
+    parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
+    parser.add_argument('--export-urdf', metavar='ROBOT.urdf',
+                        help='write the URDF with the payload as a fixed link')
+    parser.add_argument('--from', dest='from_file', metavar='PAYLOAD.yaml',
+                        help='with --export-urdf: export an earlier result, identify nothing')
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Identify (or read) the payload, print the table, write the files; 0."""
+    robot = load_robot(args.urdf)
+    if args.from_file:
+        if not args.export_urdf:
+            raise InputError('--from needs --export-urdf (it only exports an earlier result)')
+        content = read_payload(args.from_file)
+        print(_export(robot, content, args.export_urdf, args.from_file))
+        return 0
+    if not args.loaded:
+        raise InputError('--loaded: give the runs with the payload')
+    if not args.out:
+        raise InputError('--out: give the PAYLOAD.yaml to write')
+    from ..payload.identify import identify_payload
+
+    config = config_from_args(args, PayloadConfig)
+    unloaded = [load_dataset(p, robot.joint_names) for p in args.unloaded]
+    loaded = [load_dataset(p, robot.joint_names) for p in args.loaded]
+    model = read_result(args.model, urdf=args.urdf) if args.model else None
+    result = identify_payload(robot, loaded, args.method, frame=args.frame, unloaded=unloaded,
+                              model=model, config=config, known_mass=args.known_mass)
+    content = payload_file(robot, result, PayloadData(
+        unloaded=[d.source for d in unloaded], loaded=[d.source for d in loaded],
+        model=args.model))
+    out = write_payload(args.out, content)
+    print_payload(content)
+    if args.export_urdf:
+        print(_export(robot, content, args.export_urdf, str(out)))
+    print(f'\npayload written to {out}')
+    return 0
+
+
+def print_payload(content) -> None:
+    """Print the payload by each method: mass, centre of mass, principal inertias, std.
+
+    Parameters
+    ----------
+    content : PayloadFile
+        The result.
+    """
+    print(f'Payload in frame {content.frame} (selected: {content.selected})')
+    print(f'{"method":<22}{"mass kg":>10}{"± std":>9}  {"COM mm (x y z)":<24}{"± std mm":<20}'
+          f'{"principal inertias kg·m²":<30}{"consistent":>10}')
+    for name, m in content.methods.items():
+        com = ' '.join(f'{1e3 * x:7.2f}' for x in m.com)
+        com_sd = ' '.join(f'{1e3 * x:5.2f}' for x in m.std.com)
+        moments = ('not estimated' if m.inertia is None else
+                   ' '.join(f'{x:9.3g}' for x in np.linalg.eigvalsh(np.array(m.inertia))))
+        print(f'{name:<22}{m.mass:>10.4f}{m.std.mass:>9.2g}  {com:<24}{com_sd:<20}'
+              f'{moments:<30}{"yes" if m.physically_consistent else "NO":>10}')
+        if m.unexcited:
+            print(f'{"":<22}not excited: {", ".join(m.unexcited)}')
+    for name, why in content.failures.items():
+        print(f'{name:<22}no estimate: {why}')
+    if content.drive_gains is not None:
+        print('drive gains (joint torque = gain × recorded effort): '
+              + ' '.join(f'{g:.4f}±{s:.2g}' for g, s in zip(content.drive_gains,
+                                                           content.drive_gains_std)))
+
+
+def _export(robot, content, path: str, source: str) -> str:
+    """Write the URDF with the payload fixed to the body carrying its frame; one line."""
+    if content.inertia is None:
+        raise InputError(f'{source}: the selected method ({content.selected}) did not estimate '
+                         'the inertia; a URDF link needs one')
+    link, placement = frame_in_link(robot, payload_frame(robot, content.frame))
+    body = LinkInertial('', 'payload', content.mass, np.array(content.com),
+                        np.array(content.inertia), True)
+    text = urdf_with_fixed_body(robot.urdf, link, 'payload', placement, body,
+                                f'identified payload ({content.selected} method, {source}), '
+                                f'frame {content.frame}')
+    written = write_atomic(path, text)
+    return f'wrote {written}: payload fixed to {link} ({content.mass:.4g} kg)'

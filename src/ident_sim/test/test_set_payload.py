@@ -1,0 +1,91 @@
+"""The simulator node's ``~/set_payload`` in this process (one SingleThreadedExecutor, a ROS
+domain of this test alone): the configured payload is mounted and removed at run time, the
+ground truth follows, and mounting without a configured payload is refused."""
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
+TIMEOUT = 60.0
+DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
+
+
+@pytest.fixture
+def ros(monkeypatch):
+    import rclpy
+
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(DOMAIN))
+    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=DOMAIN)
+    try:
+        yield rclpy, context
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+@pytest.mark.parametrize('mass', [3.0, 0.0])
+def test_set_payload_mounts_and_removes_the_configured_payload(ros, tmp_path, mass):
+    rclpy, context = ros
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from std_srvs.srv import SetBool
+
+    from ident_sim.sim_node import SimNode
+
+    truth_dir = tmp_path / 'ground_truth'
+    node = SimNode(context=context, parameter_overrides=[
+        Parameter('urdf_file', value=str(URDF)),
+        Parameter('ground_truth_dir', value=str(truth_dir)),
+        Parameter('payload_mass', value=mass), Parameter('payload_mounted', value=False)])
+    client = rclpy.create_node('set_payload_test_client', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    for n in (node, client):
+        executor.add_node(n)
+    service = client.create_client(SetBool, '/ident_sim/set_payload')
+
+    def call(data: bool):
+        future = service.call_async(SetBool.Request(data=data))
+        deadline = time.monotonic() + TIMEOUT
+        while not future.done():
+            assert time.monotonic() < deadline, f'timeout waiting for set_payload({data})'
+            executor.spin_once(timeout_sec=0.01)
+        return future.result()
+
+    def truth() -> dict:
+        return yaml.safe_load((truth_dir / 'ground_truth.yaml').read_text())
+
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not service.service_is_ready():
+            assert time.monotonic() < deadline, 'timeout waiting for the set_payload service'
+            executor.spin_once(timeout_sec=0.01)
+        bare = truth()
+        assert node.sim.payload is None and not bare['payload_mounted']
+        reply = call(True)
+        if mass == 0:
+            assert not reply.success and 'payload_mass' in reply.message
+            assert node.sim.payload is None and truth() == bare
+            return
+        assert reply.success, reply.message
+        assert node.sim.payload is node.hardware.payload
+        loaded = truth()
+        assert loaded['payload_mounted'] and loaded['payload'] == bare['payload']
+        names = loaded['standard_parameters']['names']
+        m6 = names.index('m6')
+        assert loaded['standard_parameters']['values'][m6] == pytest.approx(
+            bare['standard_parameters']['values'][m6] + mass)
+        reply = call(False)
+        assert reply.success and node.sim.payload is None
+        assert truth()['standard_parameters'] == bare['standard_parameters']
+    finally:
+        executor.shutdown()
+        for n in (client, node):
+            n.destroy_node()

@@ -38,6 +38,7 @@ from ident_core.data.datasets import Dataset
 from ident_core.estimation.identification import IdentificationConfig, identify
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.files import read_yaml
+from ident_core.model.inertial import inertia_matrix
 from ident_core.model.robot import load_robot
 from ident_core.model.transmission import Transmission
 from ident_core.motion.limits import JointLimits
@@ -139,18 +140,13 @@ class Experiments:
 
 def errors(estimate, payload: Payload) -> tuple[float, float, float | None]:
     """(mass error %, COM error mm, inertia error % of the largest principal moment)."""
-    true_inertia = _symmetric(payload.inertia)
+    true_inertia = inertia_matrix(payload.inertia)
     mass = 100 * abs(estimate.mass / payload.mass - 1)
     com = 1e3 * float(np.linalg.norm(estimate.com - payload.com))
     if estimate.inertia is None:
         return mass, com, None
     spread = np.linalg.norm(estimate.inertia - true_inertia, 2)
     return mass, com, 100 * spread / np.linalg.eigvalsh(true_inertia)[-1]
-
-
-def _symmetric(six):
-    xx, xy, yy, xz, yz, zz = six
-    return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
 
 
 def table(result, payload: Payload, label: str) -> list[str]:

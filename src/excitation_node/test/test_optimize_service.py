@@ -101,26 +101,22 @@ class Graph:
 
 
 @pytest.fixture
-def graph(monkeypatch, tmp_path):
+def graph(tmp_path):
     """Factory of a Graph for an optimiser config path, in a ROS domain of this test alone."""
     import rclpy
 
-    domain = DOMAIN_BASE + next(_domain_offset)
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(domain))
-    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=domain)
-    made = []
+    from ident_ros.testing import isolated_context
 
-    def make(optimizer_config: str) -> Graph:
-        made.append(Graph(rclpy, context, optimizer_config, tmp_path / 'out'))
-        return made[-1]
-    try:
-        yield make
-    finally:
-        for g in made:
-            g.close()
-        rclpy.try_shutdown(context=context)
+    made = []
+    with isolated_context(DOMAIN_BASE + next(_domain_offset)) as context:
+        def make(optimizer_config: str) -> Graph:
+            made.append(Graph(rclpy, context, optimizer_config, tmp_path / 'out'))
+            return made[-1]
+        try:
+            yield make
+        finally:
+            for g in made:
+                g.close()
 
 
 def test_optimize_writes_a_feasible_trajectory_that_an_empty_goal_then_runs(graph, tmp_path):

@@ -38,17 +38,13 @@ def bag(tmp_path) -> Path:
 
 
 @pytest.fixture
-def ros(monkeypatch):
+def ros():
     import rclpy
 
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(DOMAIN))
-    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=DOMAIN)
-    try:
+    from ident_ros.testing import isolated_context
+
+    with isolated_context(DOMAIN) as context:
         yield rclpy, context
-    finally:
-        rclpy.try_shutdown(context=context)
 
 
 def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):

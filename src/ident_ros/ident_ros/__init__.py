@@ -5,4 +5,5 @@
 ``qos``          the QoS profiles of the suite's topics
 ``worker``       long work in a thread while the executor keeps spinning; timeouts
 ``conversions``  ident_msgs messages ↔ ident_core objects; RViz markers of a payload
+``testing``      an rclpy context in a ROS domain of its own, for tests
 """

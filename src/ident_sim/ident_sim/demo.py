@@ -28,8 +28,30 @@ from ident_ros import lifecycle, qos
 from ident_ros.parameters import declare_parameters
 
 
-class DemoParameters(Schema):
-    """Parameters of the demo client.
+class DemoClientParameters(Schema):
+    """What every demo client has: where its results go and the interfaces it shares.
+
+    Attributes
+    ----------
+    output_dir, ground_truth_dir : str
+        Results, and the simulator's ground truth.
+    excitation_action, identify_service : str
+        RunExcitation action and IdentifyRecording service of the graph.
+    server_timeout : float
+        Time to wait for each server [s].
+    """
+
+    output_dir: str = Field('output/demo', description='results')
+    ground_truth_dir: str = Field('output/demo/ground_truth',
+                                  description="the simulator's ground truth")
+    excitation_action: str = Field('/excitation_node/run', description='RunExcitation action')
+    identify_service: str = Field('/identification_node/identify',
+                                  description='IdentifyRecording service')
+    server_timeout: PositiveFloat = Field(30.0, description='s to wait for each server')
+
+
+class DemoParameters(DemoClientParameters):
+    """Parameters of the demo client (and those of ``DemoClientParameters``).
 
     Attributes
     ----------
@@ -37,31 +59,19 @@ class DemoParameters(Schema):
         Trajectory files of the two experiments.
     identification_periods : int
         Periods of the identification experiment (0: as in its file).
-    output_dir, ground_truth_dir : str
-        Results, and the simulator's ground truth.
-    excitation_action, identify_service, parameters_topic, ground_truth_service,
-    excitation_topic : str
+    parameters_topic, ground_truth_service, excitation_topic : str
         Interfaces of the graph.
-    server_timeout : float
-        Time to wait for each server [s].
     """
 
     identification_trajectory: str = Field('', description='trajectory file to identify on')
     identification_periods: NonNegativeInt = Field(0, description='periods (0: as in the file)')
     validation_trajectory: str = Field('', description='trajectory file to validate on')
-    output_dir: str = Field('output/demo', description='results')
-    ground_truth_dir: str = Field('output/demo/ground_truth',
-                                  description="the simulator's ground truth")
-    excitation_action: str = Field('/excitation_node/run', description='RunExcitation action')
-    identify_service: str = Field('/identification_node/identify',
-                                  description='IdentifyRecording service')
     parameters_topic: str = Field('/identification_node/parameters',
                                   description='IdentifiedParameters topic')
     ground_truth_service: str = Field('/ident_sim/write_ground_truth',
                                       description='Trigger that writes the truth log')
     excitation_topic: str = Field('/excitation_node/trajectory',
                                   description='ExcitationTrajectory topic in the bags')
-    server_timeout: PositiveFloat = Field(30.0, description='s to wait for each server')
 
 
 class DemoFailed(RuntimeError):
@@ -79,8 +89,7 @@ class DemoClient(lifecycle.GracefulNode):
     name : str
         Node name.
     parameters : type
-        The parameter model (``declare_parameters``); it has ``output_dir``,
-        ``excitation_action`` and ``server_timeout``.
+        The parameter model (``declare_parameters``), a ``DemoClientParameters``.
     **kwargs
         Passed to ``rclpy.node.Node``.
     """

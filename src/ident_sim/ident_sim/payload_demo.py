@@ -16,21 +16,22 @@ import time
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field, NonNegativeInt, PositiveFloat
+from pydantic import Field, NonNegativeInt
 from std_srvs.srv import SetBool
 
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, read_yaml, write_atomic
+from ident_core.model.inertial import inertia_matrix
 from ident_core.payload.results import read_payload
-from ident_core.schema import Schema
 from ident_msgs.msg import Payload
 from ident_msgs.srv import IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
-from ident_sim.demo import DemoClient, DemoFailed
+from ident_sim.demo import DemoClient, DemoClientParameters, DemoFailed
 
 
-class PayloadDemoParameters(Schema):
-    """Parameters of the payload demo client.
+class PayloadDemoParameters(DemoClientParameters):
+    """Parameters of the payload demo client (and those of ``DemoClientParameters``, with its
+    own output folders).
 
     Attributes
     ----------
@@ -46,11 +47,8 @@ class PayloadDemoParameters(Schema):
         Identify the robot from the unloaded run first, for the model-based method.
     output_dir, ground_truth_dir : str
         Results, and the simulator's ground truth.
-    excitation_action, set_payload_service, identify_service, identify_payload_service,
-    payload_topic : str
+    set_payload_service, identify_payload_service, payload_topic : str
         Interfaces of the graph.
-    server_timeout : float
-        Time to wait for each server [s].
     """
 
     trajectory: str = Field('', description='trajectory file run without and with the payload')
@@ -62,15 +60,11 @@ class PayloadDemoParameters(Schema):
     output_dir: str = Field('output/demo_payload', description='results')
     ground_truth_dir: str = Field('output/demo_payload/ground_truth',
                                   description="the simulator's ground truth")
-    excitation_action: str = Field('/excitation_node/run', description='RunExcitation action')
     set_payload_service: str = Field('/ident_sim/set_payload',
                                      description="SetBool that mounts the simulator's payload")
-    identify_service: str = Field('/identification_node/identify',
-                                  description='IdentifyRecording service')
     identify_payload_service: str = Field('/identification_node/identify_payload',
                                           description='IdentifyPayload service')
     payload_topic: str = Field('/identification_node/payload', description='Payload topic')
-    server_timeout: PositiveFloat = Field(30.0, description='s to wait for each server')
 
 
 class PayloadDemoNode(DemoClient):
@@ -142,10 +136,9 @@ def _true_payload(path: Path) -> dict:
         raise DemoFailed(f'{path}: no payload section ({exc})') from None
     if payload is None:
         raise DemoFailed(f'{path}: the simulator has no payload (start it with payload_mass:=KG)')
-    ixx, ixy, iyy, ixz, iyz, izz = payload['inertia']
     return {'frame': payload['frame'], 'mass': float(payload['mass']),
             'com': [float(c) for c in payload['com']],
-            'inertia': [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]}
+            'inertia': inertia_matrix(payload['inertia']).tolist()}
 
 
 def _inertia(msg) -> np.ndarray:

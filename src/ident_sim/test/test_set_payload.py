@@ -18,17 +18,13 @@ DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 @pytest.fixture
-def ros(monkeypatch):
+def ros():
     import rclpy
 
-    monkeypatch.setenv('ROS_DOMAIN_ID', str(DOMAIN))
-    monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=DOMAIN)
-    try:
+    from ident_ros.testing import isolated_context
+
+    with isolated_context(DOMAIN) as context:
         yield rclpy, context
-    finally:
-        rclpy.try_shutdown(context=context)
 
 
 @pytest.mark.parametrize('mass', [3.0, 0.0])

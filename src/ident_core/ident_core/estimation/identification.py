@@ -589,9 +589,34 @@ def stack_regression(regressor: Regressor, base: BaseParameters, datasets: list[
     InputError
         For bad data (``preprocess``).
     """
+    processed = [preprocess(d, regressor.robot, config) for d in datasets]
+    return stack_processed(regressor, base, processed, config, payload)
+
+
+def stack_processed(regressor: Regressor, base: BaseParameters, processed: list[Processed],
+                    config: IdentificationConfig, payload=None) -> StackedRegression:
+    """Stack the regression rows of preprocessed recordings (``stack_regression`` without the
+    preprocessing).
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
+    processed : list of Processed
+        ``preprocess`` of each recording.
+    config : IdentificationConfig
+        Decimation, reversal window.
+    payload : ident_core.payload.frame.PayloadFrame, optional
+        Append the payload regressor in this frame.
+
+    Returns
+    -------
+    StackedRegression
+    """
     parts, masks, factors, summary = [], [], [], []
-    for d in datasets:
-        p = preprocess(d, regressor.robot, config)
+    for p in processed:
         summary += p.summary
         factors.append(p.decimation(config.decimate))
         parts.append(regression_data(regressor, base, p, factors[-1], payload))

@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..files import dump_yaml, read_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import FRICTION_RENAMED
-from ..model.robot import load_robot
+from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
 from ..schema import Matrix, Schema, parse
 from .identification import IdentificationConfig, IdentifiedModel
@@ -322,6 +322,24 @@ class ResultFile(Schema):
         return doc
 
 
+def robot_section(robot: RobotModel) -> RobotSection:
+    """The ``robot`` section of a result file (RESULT.yaml, PAYLOAD.yaml).
+
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+
+    Returns
+    -------
+    RobotSection
+    """
+    return RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
+                        urdf_sha256=robot.urdf_sha256(),
+                        kinematics_sha256=robot.kinematics_sha256(),
+                        joints=list(robot.joint_names))
+
+
 def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
     """The RESULT.yaml content of a model.
 
@@ -339,10 +357,7 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
     robot = model.robot
     return ResultFile(
         format=FORMAT,
-        robot=RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
-                           urdf_sha256=robot.urdf_sha256(),
-                           kinematics_sha256=robot.kinematics_sha256(),
-                           joints=list(robot.joint_names)),
+        robot=robot_section(robot),
         config=model.config,
         transmission=TransmissionSection(**model.transmission.to_dict()),
         base_parameters=[BaseParameterEntry(name=n, value=float(v), std=float(s),

@@ -154,7 +154,7 @@ def mass_com_inertia(phi: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     mass = float(phi[0])
     com = phi[1:4] / mass if mass != 0 else np.zeros(3)
     skew = pin.skew(com)
-    return mass, com, _inertia_matrix(phi[4:]) + mass * skew @ skew
+    return mass, com, inertia_matrix(phi[4:]) + mass * skew @ skew
 
 
 def body_links(robot: RobotModel) -> list[str]:
@@ -179,9 +179,20 @@ def body_links(robot: RobotModel) -> list[str]:
     return [names.get(j, model.names[j]) for j in range(1, model.njoints)]
 
 
-def _inertia_matrix(six: np.ndarray) -> np.ndarray:
-    """(3, 3) inertia from ``[I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]``."""
-    ixx, ixy, iyy, ixz, iyz, izz = six
+def inertia_matrix(six) -> np.ndarray:
+    """The symmetric inertia matrix of its six entries.
+
+    Parameters
+    ----------
+    six : (6,) array_like
+        ``[I_xx, I_xy, I_yy, I_xz, I_yz, I_zz]`` (Pinocchio's order, the last six standard
+        parameters of a body; also a URDF payload's ``ixx ixy iyy ixz iyz izz``) [kg·m²].
+
+    Returns
+    -------
+    (3, 3) ndarray
+    """
+    ixx, ixy, iyy, ixz, iyz, izz = np.asarray(six, dtype=float)
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 

@@ -31,6 +31,8 @@ configured friction and rotor-inertia model.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import scipy.linalg
 from pydantic import Field, NonNegativeFloat
@@ -43,6 +45,7 @@ from ..estimation.identification import (
     IdentifiedModel,
     preprocess,
     regression_data,
+    stack_processed,
     stack_regression,
 )
 from ..model.base_parameters import BaseParameters, compute_base_parameters
@@ -173,11 +176,11 @@ def identify_torque_difference(robot: RobotModel, unloaded: list[Dataset],
     for u, lo in zip(unloaded, loaded):
         pu, pl = align_runs(preprocess(u, robot, config), preprocess(lo, robot, config),
                             robot.joint_names)
-        factor = pu.decimation(config.decimate)
-        w_l, tau_l = regression_data(regressor, base, pl, factor, payload=frame)
-        tau_u = regression_data(regressor, base, pu, factor)[1]
+        # on one grid: decimating the difference of the torques is the difference of theirs
+        w_l, delta = regression_data(regressor, base, replace(pl, tau=pl.tau - pu.tau),
+                                     pu.decimation(config.decimate), payload=frame)
         w_parts.append(w_l[:, :, base.count:])
-        tau_parts.append(tau_l - tau_u)
+        tau_parts.append(delta)
     return fit_payload('torque-difference', frame, np.concatenate(w_parts),
                        np.concatenate(tau_parts), None, [])[0]
 
@@ -212,13 +215,13 @@ def identify_parameter_difference(robot: RobotModel, unloaded: list[Dataset],
         determine the payload's mass or first moments.
     """
     _check_pairs(unloaded, loaded)
-    for u, lo in zip(unloaded, loaded):
-        align_runs(preprocess(u, robot, config), preprocess(lo, robot, config),
-                   robot.joint_names)
+    runs = [[preprocess(d, robot, config) for d in group] for group in (unloaded, loaded)]
+    for pu, pl in zip(*runs):
+        align_runs(pu, pl, robot.joint_names)
     regressor, base = robot_regressor(robot, unloaded + loaded, config)
     fits = []
-    for runs in (unloaded, loaded):
-        s = stack_regression(regressor, base, runs, config)
+    for processed in runs:
+        s = stack_processed(regressor, base, processed, config)
         fits.append(estimate(s.w, s.tau, 'wls', base.names, mask=s.mask))
     delta = fits[1].values - fits[0].values
     lower = np.linalg.cholesky(fits[0].covariance + fits[1].covariance)
@@ -321,11 +324,15 @@ def fit_payload(method: str, frame: PayloadFrame, w: np.ndarray, tau: np.ndarray
     offset = len(robot_names)
     count = w.shape[2] - offset
     names = robot_names + [f'payload {p}' for p in parameter_names(count)]
-    rows = w if mask is None else w * mask[:, :, None]
-    r = np.linalg.qr(rows.reshape(-1, w.shape[2]), mode='r')
-    keep, unexcited = _excited_columns(r, names, offset)
-    keep = min(keep, count)
-    fit = estimate(w[:, :, :offset + keep], tau, estimator, names[:offset + keep], mask=mask)
+    keep, unexcited = count, []
+    try:
+        fit = estimate(w, tau, estimator, names, mask=mask)
+    except ExcitationError:                  # which columns: only the inertia may be dropped
+        rows = w if mask is None else w * mask[:, :, None]
+        r = np.linalg.qr(rows.reshape(-1, w.shape[2]), mode='r')
+        keep, unexcited = _excited_columns(r, names, offset)
+        fit = estimate(w[:, :, :offset + keep], tau, estimator, names[:offset + keep],
+                       mask=mask)
     block = slice(offset, offset + keep)
     equations = int(w.shape[0] * w.shape[1] if mask is None else mask.sum())
     payload = PayloadEstimate(method, frame.name, fit.values[block],

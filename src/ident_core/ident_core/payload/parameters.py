@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import IdentError
-from ..model.inertial import mass_com_inertia, physically_consistent, pseudo_inertia_basis
+from ..model.inertial import (
+    inertia_matrix,
+    mass_com_inertia,
+    physically_consistent,
+    pseudo_inertia_basis,
+)
 from .frame import PAYLOAD_NAMES
 
 #: The static method estimates the mass and first moments only.
@@ -105,7 +110,7 @@ class PayloadEstimate:
         sd = np.sqrt(np.clip(var, 0.0, None))
         inertia = None
         if self.has_inertia:
-            inertia = _symmetric(sd[4:])
+            inertia = inertia_matrix(sd[4:])
         return {'mass': float(sd[0]), 'com': sd[1:4], 'inertia': inertia}
 
 
@@ -188,12 +193,6 @@ def _jacobian(f, x: np.ndarray) -> np.ndarray:
     h = 1e-6 * np.maximum(np.abs(x), typical)
     cols = [(f(x + h[k] * e) - f(x - h[k] * e)) / (2 * h[k]) for k, e in enumerate(np.eye(len(x)))]
     return np.column_stack(cols)
-
-
-def _symmetric(six: np.ndarray) -> np.ndarray:
-    """(3, 3) from ``[xx, xy, yy, xz, yz, zz]``."""
-    xx, xy, yy, xz, yz, zz = six
-    return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
 
 
 def parameter_names(count: int) -> list[str]:

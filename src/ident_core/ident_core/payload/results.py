@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import InputError
-from ..estimation.results import RobotSection
+from ..estimation.results import RobotSection, robot_section
 from ..files import dump_yaml, read_yaml, write_atomic
 from ..model.robot import RobotModel
 from ..schema import Matrix, Schema, parse
@@ -192,10 +192,7 @@ def payload_file(robot: RobotModel, identification: PayloadIdentification,
     gains = identification.drive_gains
     return PayloadFile(
         format=FORMAT,
-        robot=RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
-                           urdf_sha256=robot.urdf_sha256(),
-                           kinematics_sha256=robot.kinematics_sha256(),
-                           joints=list(robot.joint_names)),
+        robot=robot_section(robot),
         frame=identification.frame.name, selected=identification.selected, mass=chosen.mass,
         com=chosen.com, inertia=chosen.inertia, methods=methods,
         failures=dict(identification.failures),

@@ -31,6 +31,7 @@ import pinocchio as pin
 
 from ..errors import InputError
 from ..model.base_parameters import compute_base_parameters
+from ..model.inertial import inertia_matrix
 from ..model.regressor import Regressor, RegressorSpec
 from ..model.robot import RobotModel
 from .config import Payload, SimulatedHardware
@@ -262,13 +263,8 @@ def _payload_inertia(model: pin.Model, payload: Payload) -> tuple[int, pin.Inert
         raise InputError(f'payload frame {payload.frame!r} is not a frame of the URDF')
     frame = model.frames[model.getFrameId(payload.frame)]
     inertia = pin.Inertia(payload.mass, np.asarray(payload.com, dtype=float),
-                          _symmetric(payload.inertia))
+                          inertia_matrix(payload.inertia))
     return int(frame.parentJoint), frame.placement.act(inertia)
-
-
-def _symmetric(i6) -> np.ndarray:
-    ixx, ixy, iyy, ixz, iyz, izz = np.asarray(i6, dtype=float)
-    return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 
 class TruthLog:

@@ -280,10 +280,10 @@ def test_split_outside_unit_interval(csv_case, tmp_path, capsys):
 
 def test_unknown_friction_model(csv_case, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        identify_cli(csv_case.yaml, tmp_path, '--friction', 'stribeck')
+        identify_cli(csv_case.yaml, tmp_path, '--friction', 'lugre')
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert '--friction' in err and 'stribeck' in err and 'Traceback' not in err
+    assert '--friction' in err and 'lugre' in err and 'Traceback' not in err
 
 
 # --- 11. transmission ---------------------------------------------------------------------------

@@ -322,7 +322,7 @@ def test_same_seed_same_trajectory_other_seed_another(problems, runs, optimizer)
     (lambda d: d['optimizer']['ga'].update(selection='foo'), ['optimizer.ga', 'selection']),
     (lambda d: d['optimizer']['ga'].update(populaton=10), ['optimizer.ga.populaton']),
     (lambda d: d.update(samples=4), ['samples']),
-    (lambda d: d['regressor'].update(friction='stribeck'), ['regressor', 'stribeck']),
+    (lambda d: d['regressor'].update(friction='lugre'), ['regressor', 'lugre']),
     (lambda d: d['limits'].update(margin='five percent'), ['limits.margin']),
     (lambda d: d['optimizer'].update(annealing={'temperature': 0.0}),
      ['optimizer.annealing', 'temperature']),

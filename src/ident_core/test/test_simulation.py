@@ -37,17 +37,17 @@ TABLE3 = dict(fc=np.array([11.64, 39.93, 38.53]), fs=np.array([23.19, 73.24, 53.
               v_l=np.array([0.010, 0.005, 0.010]))
 
 
-def table3(model='stribeck'):
+def table3(model='improved-stribeck'):
     p = TABLE3
-    if model == 'stribeck':
-        return Friction(p['fc'], p['fv'], p['offset'], p['v_l'], 'stribeck', p['fs'], p['vs'],
-                        p['delta'])
+    if model == 'improved-stribeck':
+        return Friction(p['fc'], p['fv'], p['offset'], p['v_l'], 'improved-stribeck', p['fs'],
+                        p['vs'], p['delta'])
     return Friction(p['fc'], p['fv'], p['offset'], p['v_l'])
 
 
 def friction(model='coulomb-viscous'):
-    if model == 'stribeck':
-        return Friction(FC, FV, OFFSET, np.full(N, 0.01), 'stribeck', 1.8 * FC,
+    if model == 'improved-stribeck':
+        return Friction(FC, FV, OFFSET, np.full(N, 0.01), 'improved-stribeck', 1.8 * FC,
                         np.full(N, 0.03), np.full(N, 2.0))
     return Friction(FC, FV, OFFSET, np.full(N, 0.01))
 
@@ -94,7 +94,7 @@ def run(sim, desired, steps):
     return out
 
 
-@pytest.fixture(scope='module', params=['coulomb-viscous', 'stribeck'])
+@pytest.fixture(scope='module', params=['coulomb-viscous', 'improved-stribeck'])
 def tracking(request, six_axis, plan):
     """2 s at 1 kHz of the plan (0.5 s approach, then the Fourier series)."""
     cfg = config(plan.sample(0.0)[0][0], friction=friction(request.param))
@@ -104,7 +104,7 @@ def tracking(request, six_axis, plan):
 
 # --- friction -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('model', ['coulomb-viscous', 'stribeck'])
+@pytest.mark.parametrize('model', ['coulomb-viscous', 'improved-stribeck'])
 def test_friction_is_continuous_at_the_band_edges_and_odd(model):
     f = table3(model)
     v_l = f.v_l
@@ -119,7 +119,7 @@ def test_friction_is_continuous_at_the_band_edges_and_odd(model):
                                    rtol=1e-14, atol=1e-12)
 
 
-@pytest.mark.parametrize('model', ['coulomb-viscous', 'stribeck'])
+@pytest.mark.parametrize('model', ['coulomb-viscous', 'improved-stribeck'])
 def test_friction_derivative_matches_finite_differences(model):
     f = table3(model)
     speeds = np.concatenate([np.linspace(-2.0, 2.0, 401), np.linspace(-0.05, 0.05, 401)])
@@ -146,7 +146,7 @@ def test_coulomb_viscous_closed_form():
 
 
 def test_stribeck_closed_form_and_limits():
-    f = table3('stribeck')
+    f = table3('improved-stribeck')
     p = TABLE3
     # far above vs the Stribeck term has died out: fc + fv·v
     v = 100 * p['vs']
@@ -159,8 +159,8 @@ def test_stribeck_closed_form_and_limits():
     np.testing.assert_allclose(f.torque(v_l)[0], level + p['fv'] * v_l + p['offset'],
                                rtol=1e-12)
     # with a narrow band the breakaway level approaches fs
-    narrow = Friction(p['fc'], p['fv'], p['offset'], np.full(3, 1e-5), 'stribeck', p['fs'],
-                      p['vs'], p['delta'])
+    narrow = Friction(p['fc'], p['fv'], p['offset'], np.full(3, 1e-5), 'improved-stribeck',
+                      p['fs'], p['vs'], p['delta'])
     np.testing.assert_allclose(narrow.torque(np.full(3, 1e-5))[0] - p['offset'], p['fs'],
                                rtol=2e-3)
     # and the friction dips between breakaway and sliding (the Stribeck effect)
@@ -170,7 +170,7 @@ def test_stribeck_closed_form_and_limits():
 
 @pytest.mark.parametrize('kwargs, words', [
     (dict(model='lugre'), 'lugre'),
-    (dict(model='stribeck'), 'fs'),
+    (dict(model='improved-stribeck'), 'fs'),
     (dict(v_l=np.array([0.01, 0.0, 0.01])), 'v_l'),
 ])
 def test_bad_friction(kwargs, words):

@@ -32,7 +32,7 @@ def test_config_file_gives_per_joint_settings():
 
 
 def test_payload_and_stribeck_options():
-    cfg = _config(_params(payload_mass=1.5, friction_model='stribeck'), N)
+    cfg = _config(_params(payload_mass=1.5, friction_model='improved-stribeck'), N)
     assert cfg.payload.mass == 1.5 and cfg.payload.frame == 'flange'
     assert np.allclose(cfg.friction.fs, [4.5, 4.5, 3.0, 1.5, 1.5, 0.75])
 

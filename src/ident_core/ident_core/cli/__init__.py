@@ -4,9 +4,12 @@
     robot-ident validate --model RESULT.yaml --data D [--csv PRED.csv] [--json]
     robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
+    robot-ident excite --jointwise JOINT [JOINT ...] --urdf URDF [--config CFG] --out FILE.yaml
     robot-ident export-urdf --model RESULT.yaml --out ROBOT.urdf [--force]
     robot-ident payload --urdf URDF (--unloaded D ... | --model RESULT.yaml) --loaded D ...
                         [--method all] [--frame FRAME] [--known-mass KG] --out PAYLOAD.yaml
+    robot-ident friction (--model RESULT.yaml | --urdf URDF) --data D [D ...] [--joints J ...]
+                         [--friction-model M|all] [--optimizer lsq|ga|sa-ga|all] --out FRICTION.yaml
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
 one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
@@ -28,6 +31,7 @@ VERBS = {
     'excite': 'optimise (or evaluate) an excitation trajectory',
     'export-urdf': 'write the URDF with the identified inertias, friction and rotor inertia',
     'payload': "identify a payload's mass, centre of mass and inertia",
+    'friction': 'identify Coulomb-viscous and (improved) Stribeck friction per joint',
 }
 
 

@@ -4,10 +4,14 @@
     robot-ident excite --urdf URDF [--config CFG] [--optimizer ga+local] [--objective cond|dopt]
                        [--harmonics N] [--period T] [--seed S] [--budget SECONDS] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
+    robot-ident excite --jointwise JOINT [JOINT ...] --urdf URDF [--config CFG] [--hold Q ...]
+                       [--amplitude A_FAST A_SLOW] [--period T_FAST T_SLOW]
+                       [--periods N_FAST N_SLOW] --out FILE.yaml    # '{joint}' in FILE: several
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -15,7 +19,9 @@ from tqdm import tqdm
 
 from ..errors import InputError
 from ..excitation.config import OBJECTIVES, default_config, load_excitation_config
+from ..excitation.constraints import Constraints
 from ..excitation.fourier import load_trajectory
+from ..excitation.jointwise import CosineSpec, design_jointwise
 from ..excitation.optimize import OPTIMIZERS, optimize_excitation
 from ..excitation.problem import ExcitationProblem
 from ..model.robot import load_robot
@@ -40,6 +46,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--period', type=float, metavar='T', help='s')
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--budget', type=float, default=120.0, metavar='SECONDS')
+    p.add_argument('--jointwise', nargs='+', metavar='JOINT', help='write joint-wise cosine '
+                   'experiments for friction identification instead (one file per joint)')
+    p.add_argument('--hold', nargs='+', type=float, metavar='Q', help='--jointwise: positions '
+                   'of all joints, the moving joint\'s its centre (default: 0, the moving joint '
+                   'mid-range)')
+    p.add_argument('--amplitude', nargs=2, type=float, metavar=('FAST', 'SLOW'),
+                   help='--jointwise: cosine amplitudes, rad or m')
+    p.add_argument('--cosine-period', nargs=2, type=float, metavar=('FAST', 'SLOW'),
+                   help='--jointwise: cosine periods, s')
+    p.add_argument('--cosine-periods', nargs=2, type=int, metavar=('FAST', 'SLOW'),
+                   default=(3, 2), help='--jointwise: periods run of each cosine')
     p.add_argument('--out', metavar='TRAJ.yaml')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.set_defaults(run=_run)
@@ -52,6 +69,8 @@ def _run(args: argparse.Namespace) -> int:
     robot = load_robot(args.urdf, config.locked_joints)
     if args.evaluate:
         return _evaluate(args, robot, config)
+    if args.jointwise:
+        return _jointwise(args, robot, config)
     if not args.out:
         raise InputError('excite: give --out TRAJ.yaml (or --evaluate TRAJ.yaml)')
     config = config.updated(objective=args.objective, harmonics=args.harmonics,
@@ -66,6 +85,33 @@ def _run(args: argparse.Namespace) -> int:
               f'{stage["seconds"]:7.1f} s  {stage["evaluations"]} evaluations')
     _print(result.objectives, result.margins)
     print(f'{result.seconds:.1f} s; trajectory written to {out}')
+    return 0
+
+
+def _jointwise(args, robot, config) -> int:
+    """Write one checked joint-wise cosine experiment per joint (``design_jointwise``)."""
+    if not args.out or (len(args.jointwise) > 1 and '{joint}' not in args.out):
+        raise InputError("excite --jointwise: give --out FILE.yaml (with '{joint}' in it for "
+                         'several joints)')
+    if args.hold is not None and len(args.hold) != robot.n:
+        raise InputError(f'--hold: {len(args.hold)} positions given for the {robot.n} joints '
+                         f'{", ".join(robot.joint_names)}')
+    constraints = Constraints(robot, config)
+    for joint in args.jointwise:
+        cosines = None
+        if args.amplitude or args.cosine_period:
+            if not (args.amplitude and args.cosine_period):
+                raise InputError('--amplitude and --cosine-period go together')
+            cosines = [CosineSpec(amplitude=a, period=t, periods=k) for a, t, k in
+                       zip(args.amplitude, args.cosine_period, args.cosine_periods)]
+        experiment = design_jointwise(constraints, joint, args.hold, cosines,
+                                      periods=tuple(args.cosine_periods))
+        out = experiment.save(args.out.replace('{joint}', joint))
+        speeds = ', '.join(f'{c.amplitude:.3g} rad × {c.period:.3g} s × {c.periods} '
+                           f'(peak {2 * math.pi * c.amplitude / c.period:.3g} rad/s)'
+                           for c in experiment.cosines)
+        print(f'{joint}: centre {experiment.hold[experiment.index]:.4g}, cosines {speeds}; '
+              f'{experiment.duration:.1f} s; written to {out}')
     return 0
 
 

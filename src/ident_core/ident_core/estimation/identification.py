@@ -31,6 +31,9 @@ from . import metrics
 from .estimators import ESTIMATORS, estimate, relative_std_percent
 
 DEFAULT_CUTOFF_HZ = 10.0
+#: Actuator columns that change sharply at a velocity reversal (Coulomb, Stribeck): built from
+#: the unfiltered motion and passed through the torques' low-pass (parallel filtering).
+SHARP_TERMS = ('fc', 'fs')
 TRIM_PERIODS = 3
 
 
@@ -42,8 +45,17 @@ class IdentificationConfig(Schema):
 
     Parameters
     ----------
-    friction : {'none', 'coulomb-viscous', 'coulomb-viscous-offset'}
-        Friction model per actuator.
+    friction : {'none', 'coulomb-viscous', 'coulomb-viscous-offset', 'stribeck', \
+'improved-stribeck'}
+        Friction model per actuator; the Stribeck models' shape (``vs``, ``v_l``, and
+        ``delta`` unless ``stribeck_exponent`` fixes it) is found by variable projection
+        (``friction_shape``).
+    stribeck_exponent : float or None
+        Stribeck models: ``delta`` of every actuator, held (2: the Gaussian model of
+        stribeck_friction_sa_ga_2020); None: identified.
+    friction_search : {'local', 'sa-ga'}
+        Stribeck models: search of the shape parameters, a bounded local search from the best
+        point of a grid, or the SA-GA (``optim.evolution``).
     rotor_inertia : bool
         Identify one rotor inertia per actuator.
     estimator : {'ols', 'wls', 'pc-wls'}
@@ -85,7 +97,11 @@ class IdentificationConfig(Schema):
 
     friction: FrictionModel = Field(
         'coulomb-viscous-offset', description='friction model per actuator: none, '
-        'coulomb-viscous or coulomb-viscous-offset')
+        'coulomb-viscous, coulomb-viscous-offset, stribeck or improved-stribeck')
+    stribeck_exponent: PositiveFloat | None = Field(
+        2.0, description='Stribeck models: delta of every actuator (unset: identified)')
+    friction_search: Literal['local', 'sa-ga'] = Field(
+        'local', description='Stribeck models: search of vs, v_l (delta): local or sa-ga')
     rotor_inertia: bool = Field(False, description='identify one rotor inertia per actuator')
     estimator: Literal[ESTIMATORS] = Field('pc-wls', description='least-squares estimator: ols, '
                                            'wls or pc-wls (physically consistent)')
@@ -342,8 +358,9 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
     """Base regressor and torques of preprocessed data, trimmed and decimated (segment by
     segment, stacked).
 
-    Parallel filtering: the torques were low-pass filtered, so the Coulomb columns
-    (``sign(qd)``, discontinuous) pass the same zero-phase filter; the other columns are smooth
+    Parallel filtering: the torques were low-pass filtered, so the Coulomb and Stribeck
+    columns (``SHARP_TERMS``: discontinuous or steep at reversal) pass the same zero-phase
+    filter; the other columns are smooth
     functions of the filtered positions, which that filter leaves unchanged. For the same
     reason, when the decimation's anti-alias cut-off is above the preprocessing cut-off, the
     regressor is only evaluated at the kept samples (``decimate_parallel``).
@@ -384,7 +401,8 @@ def _segment_regression(regressor, base, p: Processed, segment: slice, factor: i
     if payload is not None:
         w = np.concatenate([w, payload.regressor(full)], axis=2)
     tau = tau[kept]
-    coulomb = [i for i, c in enumerate(base.independent) if regressor.names[c].startswith('fc')]
+    coulomb = [i for i, c in enumerate(base.independent)
+               if regressor.names[c].startswith(SHARP_TERMS)]
     if coulomb:
         cols = base.independent[coulomb] - regressor.n_inertial
         full = regressor.actuator_columns(qd, qdd)[:, :, cols]
@@ -416,6 +434,8 @@ class IdentifiedModel:
         Standard parameters (regressor column order) behind ``values``: those of ``pc-wls``,
         or for OLS and WLS the ones nearest to the URDF's (``standard_parameters_near``).
         None for a model read from an older RESULT.yaml.
+    friction_shape : dict of str to (n,) ndarray or None
+        Stribeck models: the identified ``vs``, ``delta``, ``v_l`` per actuator.
     """
 
     robot: RobotModel
@@ -426,11 +446,12 @@ class IdentifiedModel:
     std: np.ndarray
     stats: dict = field(default_factory=dict)
     standard: np.ndarray | None = None
+    friction_shape: dict | None = None
 
     @property
     def regressor(self) -> Regressor:
         """The identification regressor of this model."""
-        return Regressor(self.robot, self.config.spec, self.transmission)
+        return Regressor(self.robot, self.config.spec, self.transmission, self.friction_shape)
 
     @property
     def rel_std_percent(self) -> np.ndarray:
@@ -470,9 +491,10 @@ class IdentifiedModel:
         Returns
         -------
         dict of str to list
-            ``{'Ia': [...], 'fv': [...], 'fc': [...], 'offset': [...]}`` for the terms in the
-            model, one value per actuator; an entry is None when that parameter is not a base
-            parameter on its own (regrouped with others).
+            ``{'Ia': [...], 'fv': [...], 'fc': [...], 'fs': [...], 'offset': [...]}`` for the
+            terms in the model, one value per actuator, and the Stribeck shape (``vs``,
+            ``delta``, ``v_l``); an entry is None when that parameter is not a base parameter
+            on its own (regrouped with others).
         """
         reg = self.regressor
         out = {}
@@ -482,6 +504,7 @@ class IdentifiedModel:
                 b = self.base.single_column_base(reg.actuator_index(term, m))
                 vals.append(None if b is None else float(self.values[b]))
             out[term] = vals
+        out.update({k: v.tolist() for k, v in reg.friction_shape.items()})
         return out
 
 
@@ -517,7 +540,15 @@ def identify(robot: RobotModel, datasets: list[Dataset],
             raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
     regressor = Regressor(robot, config.spec, transmission)
     base = compute_base_parameters(regressor, seed=config.seed, tolerance=config.rank_tolerance)
-    stacked = stack_regression(regressor, base, datasets, config)
+    processed = [preprocess(d, robot, config) for d in datasets]
+    stacked = stack_processed(regressor, base, processed, config)
+    search = {}
+    if config.spec.shape_terms:
+        from .friction_shape import identify_friction_shape
+
+        shape, search = identify_friction_shape(regressor, base, processed, stacked, config)
+        regressor = Regressor(robot, config.spec, transmission, shape)
+        stacked = stack_processed(regressor, base, processed, config)
     w, tau, mask = stacked.w, stacked.tau, stacked.mask
     try:
         est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)
@@ -533,9 +564,9 @@ def identify(robot: RobotModel, datasets: list[Dataset],
              'rank_gap': base.rank_gap,
              'residual_rms': metrics.rmse(predicted, tau).tolist(),
              'relative_error_percent': metrics.relative_error_percent(predicted, tau),
-             'preprocessing': stacked.preprocessing, **extra}
+             'preprocessing': stacked.preprocessing, **search, **extra}
     return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats,
-                           standard)
+                           standard, regressor.friction_shape or None)
 
 
 @dataclass
@@ -746,7 +777,7 @@ def physical_constraints(regressor: Regressor, config: IdentificationConfig):
 
     prior = prior_standard_parameters(regressor)
     links = regressor.robot.link_count
-    nonnegative = [regressor.actuator_index(t, m) for t in ('Ia', 'fv', 'fc')
+    nonnegative = [regressor.actuator_index(t, m) for t in ('Ia', 'fv', 'fc', 'fs')
                    if t in regressor.spec.actuator_terms for m in range(regressor.robot.n)]
     mass_range = None
     if config.mass_tolerance is not None:

@@ -7,7 +7,8 @@ The file mirrors :class:`ResultFile`::
     transmission: {gear_matrix, joint_offset, torque_scale}
     base_parameters: [{name, value, std, rel_std_percent}, ...]
     base_definition: {tolerance, standard_names, independent, dependent, k_d}
-    actuators: {joints: [...], Ia: [...], fv: [...], fc: [...], offset: [...]}  # null: regrouped
+    actuators: {joints: [...], Ia: [...], fv: [...], fc: [...], fs: [...], offset: [...],
+                vs: [...], delta: [...], v_l: [...]}    # null: regrouped; fs..v_l: Stribeck
     standard_parameters: [...]     # (p,) in base_definition.standard_names order
     links: [{joint, link, mass, com, inertia, physically_consistent}, ...]  # body frames
     identification: {data, samples, equations_left_out, decimation, base_parameter_count,
@@ -143,15 +144,21 @@ class ActuatorSection(Schema):
     ----------
     joints : list of str
         Joint order.
-    Ia, fv, fc, offset : list of float or None, optional
-        [kg·m², N·m·s/rad, N·m, N·m] per actuator; absent when not in the model.
+    Ia, fv, fc, fs, offset : list of float or None, optional
+        [kg·m², N·m·s/rad, N·m, N·m, N·m] per actuator; absent when not in the model.
+    vs, delta, v_l : list of float, optional
+        Stribeck models: the shape per actuator [rad/s, -, rad/s] (``friction.models``).
     """
 
     joints: list[str]
     Ia: list[float | None] | None = None
     fv: list[float | None] | None = None
     fc: list[float | None] | None = None
+    fs: list[float | None] | None = None
     offset: list[float | None] | None = None
+    vs: list[float] | None = None
+    delta: list[float] | None = None
+    v_l: list[float] | None = None
 
 
 class IdentificationStats(Schema):
@@ -186,6 +193,9 @@ class IdentificationStats(Schema):
         pc-wls: held-out weighted residual sum of squares per candidate prior weight.
     std_method : str, optional
         How the standard deviations were obtained, when not by the estimator's own formula.
+    friction_search : dict, optional
+        Stribeck models: how the friction shape was searched (method, evaluations, projected
+        residual at the grid start and at the end).
     """
 
     model_config = pydantic.ConfigDict(allow_inf_nan=True)   # condition number, rank gap
@@ -203,6 +213,7 @@ class IdentificationStats(Schema):
     prior_weight: float | None = None
     prior_weight_scores: dict[str, float] = {}
     std_method: str | None = None
+    friction_search: dict | None = None
 
 
 class LinkEntry(Schema):
@@ -299,6 +310,11 @@ class ResultFile(Schema):
                 or len(tr.torque_scale) != n:
             raise ValueError(f'transmission must hold a {n}×{n} gear_matrix and {n} '
                              f'joint_offset and torque_scale values ({n} joints)')
+        shape = self.config.spec.shape_terms
+        if any(getattr(self.actuators, k) is None or len(getattr(self.actuators, k)) != n
+               for k in shape):
+            raise ValueError(f'actuators: the {self.config.friction} friction model needs '
+                             f'{", ".join(shape)} with {n} values each')
         if len(self.base_parameters) != len(self.base_definition.independent):
             raise ValueError(f'{len(self.base_parameters)} base_parameters for the '
                              f'{len(self.base_definition.independent)} of base_definition')
@@ -434,7 +450,9 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
         base=base, values=np.array([p.value for p in doc.base_parameters]),
         std=np.array([p.std for p in doc.base_parameters]),
         stats=doc.identification.model_dump(),
-        standard=None if doc.standard_parameters is None else np.array(doc.standard_parameters))
+        standard=None if doc.standard_parameters is None else np.array(doc.standard_parameters),
+        friction_shape={k: np.array(getattr(doc.actuators, k), dtype=float)
+                        for k in doc.config.spec.shape_terms} or None)
 
 
 def read_result_file(path: str | Path) -> ResultFile:

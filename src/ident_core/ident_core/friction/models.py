@@ -1,10 +1,20 @@
-"""Joint friction models (docs/methods.md §8; stribeck_friction_sa_ga_2020).
+"""Joint friction models with analytic derivatives (docs/methods.md §6;
+stribeck_friction_sa_ga_2020 eq. (5)–(7)).
 
-    Coulomb + viscous:  tau_f = fc sign(qd) + fv qd + offset
-    Stribeck:           tau_f = [fc + (fs − fc) exp(−|qd/vs|^delta)] sign(qd) + fv qd + offset
+    coulomb-viscous:         tau_f = fc sign(u) + fv u
+    coulomb-viscous-offset:  tau_f = fc sign(u) + fv u + offset
+    stribeck:                tau_f = [fc + (fs − fc) exp(−|u/vs|^delta)] sign(u) + fv u
+    improved-stribeck:       the Stribeck model + offset for |u| >= v_l; inside |u| < v_l the
+                             straight line from ``offset`` at u = 0 to the value at ±v_l, so the
+                             torque is continuous at velocity reversal
 
-Both use the improved model's linear segment through ``offset`` inside ``|qd| < v_l``, so the
-torque is continuous at velocity reversal.
+``u`` is the velocity of the joint (or of the actuator, for motor-side friction behind a
+transmission). Every model is linear in ``fc, fs, fv, offset`` once the shape parameters
+``vs, delta, v_l`` are fixed: ``tau_f = Φ(u; shape) · linear``. :func:`basis` gives Φ, which
+the identification regressor uses as friction columns; :func:`friction_torque` and
+:func:`friction_jacobian` give the torque and its derivatives with respect to the velocity and
+to every parameter. All functions broadcast over samples and joints: ``u`` may be (N,) or
+(N, n) with parameters scalars or (n,) arrays.
 """
 from __future__ import annotations
 
@@ -14,17 +24,267 @@ import numpy as np
 
 from ..errors import InputError
 
-FRICTION_MODELS = ('coulomb-viscous', 'stribeck')
+FRICTION_MODELS = ('coulomb-viscous', 'coulomb-viscous-offset', 'stribeck', 'improved-stribeck')
+#: The three models compared by stribeck_friction_sa_ga_2020 (Table 4), in its order.
+PAPER_MODELS = ('coulomb-viscous', 'stribeck', 'improved-stribeck')
+#: Parameters each model is linear in, in basis-column order.
+LINEAR = {'coulomb-viscous': ('fc', 'fv'), 'coulomb-viscous-offset': ('fc', 'fv', 'offset'),
+          'stribeck': ('fc', 'fs', 'fv'), 'improved-stribeck': ('fc', 'fs', 'fv', 'offset')}
+#: Shape (nonlinear) parameters of each model.
+SHAPE = {'coulomb-viscous': (), 'coulomb-viscous-offset': (), 'stribeck': ('vs', 'delta'),
+         'improved-stribeck': ('vs', 'delta', 'v_l')}
+#: Display order of all parameters (the columns of the paper's Table 3).
+ORDER = ('fc', 'fs', 'vs', 'delta', 'fv', 'offset', 'v_l')
+#: Units of each parameter for a revolute joint (prismatic: N, m/s).
+UNITS = {'fc': 'N·m', 'fs': 'N·m', 'vs': 'rad/s', 'delta': '', 'fv': 'N·m·s/rad',
+         'offset': 'N·m', 'v_l': 'rad/s'}
+
+
+def check_model(model: str) -> str:
+    """Return ``model`` if it is a friction model name.
+
+    Raises
+    ------
+    InputError
+        Naming the valid models.
+    """
+    if model not in FRICTION_MODELS:
+        raise InputError(f'friction model {model!r} unknown (choose from '
+                         f'{", ".join(FRICTION_MODELS)})')
+    return model
+
+
+def parameter_names(model: str) -> tuple[str, ...]:
+    """All parameters of a model, in the display order of ``ORDER``.
+
+    Parameters
+    ----------
+    model : str
+        One of ``FRICTION_MODELS``.
+
+    Returns
+    -------
+    tuple of str
+    """
+    names = LINEAR[check_model(model)] + SHAPE[model]
+    return tuple(p for p in ORDER if p in names)
+
+
+def _exponential(speed, shape):
+    """``e = exp(−(s/vs)^delta)`` and its derivatives with respect to s, vs and delta."""
+    vs, delta = shape['vs'], shape['delta']
+    ratio = speed / vs
+    power = ratio ** delta
+    e = np.exp(-power)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        d_speed = np.where(speed > 0, -e * delta * power / np.where(speed > 0, speed, 1), 0.0)
+        d_delta = np.where(speed > 0, -e * power * np.log(np.where(speed > 0, ratio, 1)), 0.0)
+    d_vs = e * delta * power / vs
+    return e, d_speed, d_vs, d_delta
+
+
+def basis(model: str, u, shape: dict | None = None) -> np.ndarray:
+    """Friction basis Φ: ``tau_f = Φ · [the model's LINEAR parameters]``.
+
+    Parameters
+    ----------
+    model : str
+        One of ``FRICTION_MODELS``.
+    u : (...,) array_like
+        Velocities [rad/s or m/s].
+    shape : dict of str to float or (n,) ndarray, optional
+        ``vs`` [rad/s], ``delta``, ``v_l`` [rad/s] as the model needs (``SHAPE``).
+
+    Returns
+    -------
+    (..., k) ndarray
+        One column per linear parameter.
+    """
+    return _basis(model, u, shape, derivatives=False)[0]
+
+
+def _basis(model, u, shape, derivatives=True):
+    """Φ, and with ``derivatives`` also dΦ/du and dΦ/d(shape parameter) per shape parameter."""
+    check_model(model)
+    u = np.asarray(u, dtype=float)
+    sign, one = np.sign(u), np.ones_like(u)
+    if model in ('coulomb-viscous', 'coulomb-viscous-offset'):
+        cols = [sign, u] + ([one] if model == 'coulomb-viscous-offset' else [])
+        d_u = [np.zeros_like(u), one, np.zeros_like(u)][:len(cols)]
+        return np.stack(cols, -1), (np.stack(d_u, -1) if derivatives else None), {}
+    speed = np.abs(u)
+    shape = _shape(model, shape)
+    if not derivatives:
+        e = np.exp(-(speed / shape['vs']) ** shape['delta'])
+        cols = [sign * (1 - e), sign * e, u]
+        if model == 'improved-stribeck':
+            el = np.exp(-(shape['v_l'] / shape['vs']) ** shape['delta'])
+            inside, line = speed < shape['v_l'], u / shape['v_l']
+            cols = [np.where(inside, (1 - el) * line, cols[0]),
+                    np.where(inside, el * line, cols[1]), u, one]
+        return np.stack(cols, -1), None, {}
+    zero = np.zeros_like(u)
+    e, de_ds, de_dvs, de_ddelta = _exponential(speed, shape)
+    cols = [sign * (1 - e), sign * e, u]
+    d_u = [-de_ds, de_ds, one]
+    d_shape = {'vs': [-sign * de_dvs, sign * de_dvs, zero],
+               'delta': [-sign * de_ddelta, sign * de_ddelta, zero]}
+    if model == 'improved-stribeck':
+        v_l = shape['v_l']
+        el, del_ds, del_dvs, del_ddelta = _exponential(v_l * one, shape)
+        inside = speed < v_l
+        line = u / v_l
+        cols = [np.where(inside, c, o) for c, o in zip(((1 - el) * line, el * line), cols)] \
+            + [u, one]
+        d_u = [np.where(inside, c, o) for c, o in zip(((1 - el) / v_l, el / v_l), d_u)] \
+            + [one, zero]
+        for name, d_el in (('vs', del_dvs), ('delta', del_ddelta)):
+            d_shape[name] = [np.where(inside, c, o) for c, o in
+                             zip((-d_el * line, d_el * line), d_shape[name])] + [zero, zero]
+        d_line = -line / v_l
+        d_shape['v_l'] = [np.where(inside, -del_ds * line + (1 - el) * d_line, 0.0),
+                          np.where(inside, del_ds * line + el * d_line, 0.0), zero, zero]
+    return (np.stack(cols, -1), np.stack(d_u, -1),
+            {k: np.stack(v, -1) for k, v in d_shape.items()})
+
+
+def _shape(model, shape):
+    names = SHAPE[model]
+    if shape is None or any(k not in shape for k in names):
+        raise InputError(f'friction model {model}: needs {", ".join(names)}')
+    out = {k: np.asarray(shape[k], dtype=float) for k in names}
+    for k in ('vs', 'v_l'):
+        if k in out and np.any(out[k] <= 0):
+            raise InputError(f'friction model {model}: {k} must be positive')
+    if np.any(out['delta'] <= 0):
+        raise InputError(f'friction model {model}: delta must be positive')
+    return out
+
+
+def friction_torque(model: str, u, parameters: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Friction torque and its derivative with respect to velocity.
+
+    Parameters
+    ----------
+    model : str
+        One of ``FRICTION_MODELS``.
+    u : (...,) array_like
+        Velocities [rad/s or m/s].
+    parameters : dict of str to float or (n,) ndarray
+        Every parameter of the model (``parameter_names``).
+
+    Returns
+    -------
+    tau : (...,) ndarray
+        Friction torque [N·m or N].
+    dtau_du : (...,) ndarray
+        ``d tau / d u`` [N·m·s/rad or N·s/m].
+
+    Raises
+    ------
+    InputError
+        For an unknown model, a missing parameter, or ``vs``, ``delta``, ``v_l`` not positive.
+
+    References
+    ----------
+    .. [1] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based
+       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science),
+       2021 (received 2020-06-28), eq. (5)–(7).
+    """
+    phi, d_u, _ = _basis(model, u, parameters)
+    linear = _linear(model, parameters)
+    return np.sum(phi * linear, -1), np.sum(d_u * linear, -1)
+
+
+def friction_torque_only(model: str, u, parameters: dict) -> np.ndarray:
+    """``friction_torque`` without the derivative (the cost of the genetic optimisers).
+
+    Parameters
+    ----------
+    model : str
+        One of ``FRICTION_MODELS``.
+    u : (...,) array_like
+        Velocities [rad/s or m/s].
+    parameters : dict of str to float or (n,) ndarray
+        Every parameter of the model.
+
+    Returns
+    -------
+    (...,) ndarray
+        Friction torque [N·m or N].
+    """
+    check_model(model)
+    u = np.asarray(u, dtype=float)
+    p = {k: np.asarray(v, dtype=float) for k, v in parameters.items()}
+    _linear(model, p)
+    if not SHAPE[model]:
+        return p['fc'] * np.sign(u) + p['fv'] * u + p.get('offset', 0.0) * (
+            model == 'coulomb-viscous-offset')
+    shape = _shape(model, p)
+    speed = np.abs(u)
+    tau = np.sign(u) * (p['fc'] + (p['fs'] - p['fc']) * _gauss(speed, shape)) + p['fv'] * u
+    if model == 'stribeck':
+        return tau
+    v_l = shape['v_l']
+    edge = p['fc'] + (p['fs'] - p['fc']) * _gauss(v_l, shape) + p['fv'] * v_l
+    return np.where(speed < v_l, edge * u / v_l, tau) + p['offset']
+
+
+def _gauss(speed, shape):
+    """``exp(−(s/vs)^delta)``, squaring instead of a power for the usual delta = 2."""
+    ratio = speed / shape['vs']
+    delta = shape['delta']
+    return np.exp(-(ratio * ratio if np.all(delta == 2) else ratio ** delta))
+
+
+def _linear(model, parameters):
+    missing = [k for k in LINEAR[check_model(model)] if k not in parameters]
+    if missing:
+        raise InputError(f'friction model {model}: needs {", ".join(missing)}')
+    return np.stack(np.broadcast_arrays(*(np.asarray(parameters[k], float)
+                                          for k in LINEAR[model])), -1)
+
+
+def friction_jacobian(model: str, u, parameters: dict) -> np.ndarray:
+    """Derivatives of the friction torque with respect to the model's parameters.
+
+    Parameters
+    ----------
+    model : str
+        One of ``FRICTION_MODELS``.
+    u : (N,) array_like
+        Velocities of one joint [rad/s or m/s].
+    parameters : dict of str to float
+        Every parameter of the model.
+
+    Returns
+    -------
+    (N, p) ndarray
+        ``d tau / d parameter`` in the order of ``parameter_names(model)``.
+
+    Raises
+    ------
+    InputError
+        As ``friction_torque``.
+    """
+    phi, _, d_shape = _basis(model, u, parameters)
+    linear = _linear(model, parameters)
+    columns = {k: phi[..., i] for i, k in enumerate(LINEAR[model])}
+    columns.update({k: np.sum(d * linear, -1) for k, d in d_shape.items()})
+    return np.stack([columns[k] for k in parameter_names(model)], -1)
+
+
+#: Friction models the simulator can integrate (continuous at reversal).
+SIMULATED_MODELS = ('coulomb-viscous', 'improved-stribeck')
 
 
 @dataclass
 class Friction:
-    """Friction of n joints; every coefficient is an (n,) array.
+    """True friction of n simulated joints: the improved Stribeck model; every coefficient is
+    an (n,) array.
 
-    For ``|qd| >= v_l`` the torque is
-    ``[fc + (fs − fc) exp(−|qd/vs|^delta)] sign(qd) + fv qd + offset`` (``fs``, ``vs``,
-    ``delta`` only for the Stribeck model); inside the band it is the straight line from
-    ``offset`` at 0 to the value at ``±v_l``.
+    With ``model='coulomb-viscous'`` the Stribeck part vanishes (``fs = fc``), the linear band
+    through ``offset`` inside ``|qd| < v_l`` stays, so that the torque is continuous.
 
     Parameters
     ----------
@@ -36,19 +296,20 @@ class Friction:
         Torque offset [N·m or N].
     v_l : (n,) ndarray
         Half-width of the linear band around zero velocity [rad/s or m/s], > 0.
-    model : {'coulomb-viscous', 'stribeck'}
+    model : {'coulomb-viscous', 'improved-stribeck'}
         The friction model.
     fs : (n,) ndarray, optional
-        Static (breakaway) friction [N·m or N], Stribeck model only.
+        Static (breakaway) friction [N·m or N], improved Stribeck model only.
     vs : (n,) ndarray, optional
-        Stribeck velocity [rad/s or m/s], > 0, Stribeck model only.
+        Stribeck velocity [rad/s or m/s], > 0, improved Stribeck model only.
     delta : (n,) ndarray, optional
-        Stribeck exponent, Stribeck model only.
+        Stribeck exponent, > 0, improved Stribeck model only.
 
     Raises
     ------
     InputError
-        For an unknown model, missing Stribeck coefficients, or ``v_l``, ``vs`` not positive.
+        For an unknown model, missing Stribeck coefficients, or ``v_l``, ``vs``, ``delta`` not
+        positive.
     """
 
     fc: np.ndarray
@@ -61,43 +322,37 @@ class Friction:
     delta: np.ndarray | None = None
 
     def __post_init__(self):
-        if self.model not in FRICTION_MODELS:
-            raise InputError(f'friction model {self.model!r} unknown (choose from '
-                             f'{", ".join(FRICTION_MODELS)})')
+        if self.model not in SIMULATED_MODELS:
+            hint = ' (the improved model is called improved-stribeck)' \
+                if self.model == 'stribeck' else ''
+            raise InputError(f'simulated friction model {self.model!r} unknown (choose from '
+                             f'{", ".join(SIMULATED_MODELS)}){hint}')
         if self.model == 'coulomb-viscous':
             self.fs, self.vs, self.delta = self.fc, np.ones_like(self.fc), np.ones_like(self.fc)
         elif any(x is None for x in (self.fs, self.vs, self.delta)):
-            raise InputError('friction: the stribeck model needs fs, vs and delta per joint')
-        if np.any(self.v_l <= 0) or np.any(self.vs <= 0):
-            raise InputError('friction: v_l and vs must be positive')
+            raise InputError('friction: the improved-stribeck model needs fs, vs and delta per '
+                             'joint')
+        if np.any(self.v_l <= 0) or np.any(self.vs <= 0) or np.any(self.delta <= 0):
+            raise InputError('friction: v_l, vs and delta must be positive')
 
-    def _sliding(self, speed):
-        """Magnitude of the Coulomb/Stribeck part and its derivative at ``speed`` >= 0."""
-        e = np.exp(-(speed / self.vs) ** self.delta)
-        level = self.fc + (self.fs - self.fc) * e
-        slope = -(self.fs - self.fc) * e * self.delta / self.vs * (speed / self.vs) ** (
-            self.delta - 1)
-        return level, slope
+    @property
+    def parameters(self) -> dict[str, np.ndarray]:
+        """The improved Stribeck parameters, (n,) each."""
+        return {k: np.asarray(getattr(self, k), dtype=float) for k in ORDER}
 
     def torque(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Friction torque and its derivative with respect to velocity.
 
         Parameters
         ----------
-        qd : (n,) ndarray
+        qd : (n,) or (N, n) ndarray
             Joint velocities [rad/s or m/s].
 
         Returns
         -------
-        tau : (n,) ndarray
+        tau : (n,) or (N, n) ndarray
             Friction torque [N·m or N].
-        dtau : (n,) ndarray
+        dtau : (n,) or (N, n) ndarray
             ``d tau / d qd`` [N·m·s/rad or N·s/m].
         """
-        speed = np.abs(qd)
-        level, slope = self._sliding(np.maximum(speed, self.v_l))
-        outside = speed >= self.v_l
-        edge = level + self.fv * self.v_l
-        tau = np.where(outside, level * np.sign(qd) + self.fv * qd, edge * qd / self.v_l)
-        dtau = np.where(outside, slope + self.fv, edge / self.v_l)
-        return tau + self.offset, dtau
+        return friction_torque('improved-stribeck', qd, self.parameters)

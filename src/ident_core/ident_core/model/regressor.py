@@ -5,7 +5,11 @@
 ``chi`` stacks, per link, the 10 standard inertial parameters in Pinocchio's order
 ``[m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]`` (``pin.computeJointTorqueRegressor``), then, per
 actuator, the optional rotor inertia ``Ia``, viscous ``fv`` and Coulomb ``fc`` friction and torque
-``offset`` of payload_identification_2017 eq. (4).
+``offset`` of payload_identification_2017 eq. (4), and for the (improved) Stribeck models the
+static friction ``fs`` (stribeck_friction_sa_ga_2020). The Stribeck models are linear in
+``fc, fs, fv, offset`` once their shape ``vs, delta, v_l`` per actuator is fixed
+(``friction.models.basis``): the regressor holds that shape (``friction_shape``), and
+identification searches it (``estimation.friction_shape``).
 
 Actuator terms act on the motor side: with the normalised gear matrix ``G = diag(R)⁻¹ R``
 (identity without a transmission, unit diagonal with coupling terms otherwise) and ``u = G qd``,
@@ -22,11 +26,18 @@ import pinocchio as pin
 import pydantic
 
 from ..errors import InputError
+from ..friction.models import LINEAR, SHAPE, basis
 from ..schema import Schema
 from .robot import RobotModel
 from .transmission import Transmission
 
-FRICTION_MODELS = ('none', 'coulomb-viscous', 'coulomb-viscous-offset')
+FRICTION_MODELS = ('none', 'coulomb-viscous', 'coulomb-viscous-offset', 'stribeck',
+                   'improved-stribeck')
+#: Friction models with shape parameters (vs, delta, v_l) outside the regressor.
+STRIBECK_MODELS = ('stribeck', 'improved-stribeck')
+#: Shape used when none is given (it only matters for the regressor's structure, e.g. the base
+#: parameters; identification replaces it).
+NOMINAL_SHAPE = {'vs': 0.05, 'delta': 2.0, 'v_l': 0.005}
 #: Names of earlier versions; RESULT.yaml files that use them still load.
 FRICTION_RENAMED = {'viscous-coulomb': 'coulomb-viscous',
                     'viscous-coulomb-offset': 'coulomb-viscous-offset'}
@@ -48,8 +59,10 @@ class RegressorSpec(Schema):
 
     Parameters
     ----------
-    friction : {'none', 'coulomb-viscous', 'coulomb-viscous-offset'}
-        Friction model per actuator: none, ``fc sign(u) + fv u``, or that plus a torque offset.
+    friction : {'none', 'coulomb-viscous', 'coulomb-viscous-offset', 'stribeck', \
+'improved-stribeck'}
+        Friction model per actuator: none, ``fc sign(u) + fv u``, that plus a torque offset,
+        or a Stribeck model (``friction.models``).
     rotor_inertia : bool
         Add one rotor inertia ``Ia`` column per actuator.
     """
@@ -59,13 +72,21 @@ class RegressorSpec(Schema):
 
     @property
     def actuator_terms(self) -> tuple[str, ...]:
-        """Per-actuator parameter kinds, in column order (``Ia``, ``fv``, ``fc``, ``offset``)."""
+        """Per-actuator parameter kinds, in column order (``Ia``, ``fv``, ``fc``, ``fs``,
+        ``offset``)."""
         terms = ('Ia',) if self.rotor_inertia else ()
         if self.friction != 'none':
             terms += ('fv', 'fc')
-        if self.friction == 'coulomb-viscous-offset':
+        if self.friction in STRIBECK_MODELS:
+            terms += ('fs',)
+        if self.friction in ('coulomb-viscous-offset', 'improved-stribeck'):
             terms += ('offset',)
         return terms
+
+    @property
+    def shape_terms(self) -> tuple[str, ...]:
+        """Shape parameters of the friction model per actuator (``vs``, ``delta``, ``v_l``)."""
+        return SHAPE.get(self.friction, ())
 
 
 class Regressor:
@@ -79,6 +100,9 @@ class Regressor:
         Which actuator columns to add.
     transmission : Transmission, optional
         Motor coupling of the actuator columns (identity if None).
+    friction_shape : dict of str to (n,) array_like, optional
+        Stribeck models: ``vs`` [rad/s], ``delta``, ``v_l`` [rad/s] per actuator (default
+        ``NOMINAL_SHAPE``).
 
     Attributes
     ----------
@@ -89,9 +113,12 @@ class Regressor:
     """
 
     def __init__(self, robot: RobotModel, spec: RegressorSpec,
-                 transmission: Transmission | None = None):
+                 transmission: Transmission | None = None, friction_shape: dict | None = None):
         self.robot = robot
         self.spec = spec
+        shape = friction_shape or NOMINAL_SHAPE
+        self.friction_shape = {k: np.broadcast_to(np.asarray(shape[k], dtype=float),
+                                                  (robot.n,)).copy() for k in spec.shape_terms}
         self.transmission = transmission or Transmission.identity(robot.n)
         gear = self.transmission.gear_matrix
         self.gear = gear / np.diag(gear)[:, None]
@@ -159,6 +186,10 @@ class Regressor:
         u = qd @ g.T
         kinds = {'Ia': lambda: qdd @ g.T, 'fv': lambda: u, 'fc': lambda: np.sign(u),
                  'offset': lambda: np.ones_like(u)}
+        if self.spec.friction in STRIBECK_MODELS:
+            phi = basis(self.spec.friction, u, self.friction_shape)
+            kinds.update({k: (lambda i=i: phi[..., i])
+                          for i, k in enumerate(LINEAR[self.spec.friction])})
         n = self.robot.n
         out = np.empty((len(qd), n, self.n_columns - self.n_inertial))
         for t, term in enumerate(self.spec.actuator_terms):
@@ -170,7 +201,7 @@ class Regressor:
 
         Parameters
         ----------
-        term : {'Ia', 'fv', 'fc', 'offset'}
+        term : {'Ia', 'fv', 'fc', 'fs', 'offset'}
             Parameter kind.
         actuator : int
             0-based actuator index.

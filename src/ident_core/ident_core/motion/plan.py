@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import ExcitationError, InputError
 from ..excitation.fourier import FourierTrajectory
 from .limits import JointLimits
-from .segments import CHECK_STEP, Segment, approach_segment, stop_segment
+from .segments import CHECK_STEP, Segment, approach_segment, stop_segment, transition_segment
 
 STOP_MIN_DURATION = 0.2     # s, shortest stop segment of an interrupted motion
 
@@ -49,19 +49,29 @@ class ExcitationPlan:
     """The whole excitation motion in the trajectory's joint order; time 0 is the start of the
     approach.
 
+    A multi-stage excitation (a joint-wise friction experiment: several cosines one after the
+    other, ``excitation.jointwise``) runs its stages in order, joined by the shortest quintic
+    transitions within the limits.
+
     Parameters
     ----------
-    trajectory : FourierTrajectory
-        The Fourier series.
+    trajectory : FourierTrajectory or sequence of FourierTrajectory
+        The Fourier series, or the stages, all on the same joints.
     q_start : (n,) array_like
         Current joint positions (at rest) [rad or m].
     limits : JointLimits
         In the trajectory's joint order, margin already applied.
     periods : int, optional
-        Periods to run (default: the trajectory's).
+        Periods to run of each stage (default: each stage's own).
 
     Attributes
     ----------
+    trajectory : FourierTrajectory
+        The (first) stage.
+    stages : list of FourierTrajectory
+        Every stage.
+    periods : int
+        Periods of all stages together.
     approach, stop : Segment
         The approach from rest and the final stop.
     excite_start, stop_start, duration : float
@@ -70,29 +80,46 @@ class ExcitationPlan:
     Raises
     ------
     InputError
-        If ``limits`` and ``trajectory`` name different joints.
+        If ``limits`` and a stage name different joints, or no stage is given.
     ExcitationError
-        If any sample of the periodic part or of the approach or stop violates the limits
-        (all violations are listed; nothing has moved).
+        If any sample of a periodic part or of the approach, a transition or the stop violates
+        the limits (all violations are listed; nothing has moved).
     """
 
-    def __init__(self, trajectory: FourierTrajectory, q_start, limits: JointLimits,
-                 periods: int | None = None):
-        if list(limits.joint_names) != list(trajectory.joint_names):
-            raise InputError('plan: limits and trajectory name different joints')
-        self.trajectory = trajectory
-        self.periods = int(periods or trajectory.periods)
-        self.limits = limits
-        problems = period_violations(trajectory, limits)
-        if problems:
-            raise ExcitationError(f'trajectory {trajectory.name!r} violates the limits: '
-                                  + '; '.join(problems))
-        start = tuple(x[0] for x in trajectory.evaluate(0.0))
-        self.approach = approach_segment(q_start, start, limits)
-        self.stop = stop_segment(start, limits)
-        self.excite_start = self.approach.duration
-        self.stop_start = self.excite_start + self.periods * trajectory.period
-        self.duration = self.stop_start + self.stop.duration
+    def __init__(self, trajectory: FourierTrajectory | Sequence[FourierTrajectory], q_start,
+                 limits: JointLimits, periods: int | None = None):
+        stages = [trajectory] if isinstance(trajectory, FourierTrajectory) else list(trajectory)
+        if not stages:
+            raise InputError('plan: no trajectory given')
+        for stage in stages:
+            if list(limits.joint_names) != list(stage.joint_names):
+                raise InputError('plan: limits and trajectory name different joints')
+            problems = period_violations(stage, limits)
+            if problems:
+                raise ExcitationError(f'trajectory {stage.name!r} violates the limits: '
+                                      + '; '.join(problems))
+        self.stages, self.trajectory, self.limits = stages, stages[0], limits
+        counts = [int(periods or stage.periods) for stage in stages]
+        self.periods = sum(counts)
+        starts = [tuple(x[0] for x in stage.evaluate(0.0)) for stage in stages]
+        self.approach = approach_segment(q_start, starts[0], limits)
+        t = self.excite_start = self.approach.duration
+        self._starts, self._pieces, self._stage_times = [0.0], [self.approach.evaluate], []
+        for k, (stage, count) in enumerate(zip(stages, counts)):
+            if k:
+                transition = transition_segment(starts[k - 1], starts[k], limits)
+                self._starts.append(t)
+                self._pieces.append(transition.evaluate)
+                t += transition.duration
+            self._starts.append(t)
+            self._pieces.append(stage.evaluate)
+            self._stage_times.append((t, stage.period, count, sum(counts[:k])))
+            t += count * stage.period
+        self.stop = stop_segment(starts[-1], limits)
+        self.stop_start = t
+        self.duration = t + self.stop.duration
+        self._starts.append(t)
+        self._pieces.append(self.stop.evaluate)
 
     def sample(self, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The plan at given times.
@@ -106,8 +133,7 @@ class ExcitationPlan:
         -------
         q, qd, qdd : (M, n) ndarray
         """
-        return piecewise(t, self.trajectory.n, (0.0, self.excite_start, self.stop_start),
-                         (self.approach.evaluate, self.trajectory.evaluate, self.stop.evaluate))
+        return piecewise(t, self.trajectory.n, self._starts, self._pieces)
 
     def phase(self, t: float) -> tuple[str, float, int]:
         """Where the plan is at a time.
@@ -123,14 +149,18 @@ class ExcitationPlan:
         progress : float
             0..1 over the whole plan.
         period : int
-            1-based period while exciting (0 during the approach).
+            1-based period while exciting, counted over all stages (0 during the approach).
         """
         progress = min(max(t / self.duration, 0.0), 1.0)
         if t < self.excite_start:
             return 'approach', progress, 0
-        if t < self.stop_start:
-            return 'excite', progress, int((t - self.excite_start) // self.trajectory.period) + 1
-        return 'stop', progress, self.periods
+        if t >= self.stop_start:
+            return 'stop', progress, self.periods
+        period = 1
+        for start, length, count, before in self._stage_times:
+            if t >= start:
+                period = before + min(int((t - start) // length) + 1, count)
+        return 'excite', progress, period
 
 
 class Motion:

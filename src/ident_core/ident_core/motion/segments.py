@@ -191,6 +191,32 @@ def stop_segment(state: tuple, limits: JointLimits, min_duration: float = MIN_SE
     return _shortest(make, limits, min_duration, 'stop')
 
 
+def transition_segment(start: tuple, end: tuple, limits: JointLimits,
+                       min_duration: float = MIN_SEGMENT) -> Segment:
+    """The shortest quintic between two moving states within the limits (between the stages
+    of a multi-stage excitation).
+
+    Parameters
+    ----------
+    start, end : (q, qd, qdd)
+        States, (n,) each.
+    limits : JointLimits
+        In the same joint order (margin already applied).
+    min_duration : float
+        Shortest duration tried [s].
+
+    Returns
+    -------
+    Segment
+
+    Raises
+    ------
+    ExcitationError
+        If no duration up to 120 s works.
+    """
+    return _shortest(lambda T: Segment(start, end, T), limits, min_duration, 'transition')
+
+
 def _shortest(make, limits, min_duration, what) -> Segment:
     duration = min_duration
     while True:

@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import Field, NonNegativeFloat, PositiveFloat
 
 from ..errors import InputError
-from ..friction.models import FRICTION_MODELS, Friction
+from ..friction.models import SIMULATED_MODELS, Friction
 from ..model.robot import RobotModel
 from ..schema import Schema, per_joint
 
@@ -146,13 +146,14 @@ class SimulationConfig(Schema):
         Relative spread of the true inertial parameters, in [0, 1).
     rotor_inertia : list of float
         True rotor inertia, joint side [kg·m²].
-    friction_model : {'coulomb-viscous', 'stribeck'}
-        True friction model (Stribeck: the improved model of docs/methods.md §8).
+    friction_model : {'coulomb-viscous', 'improved-stribeck'}
+        True friction model (``friction.models``; both with the linear band through the offset
+        inside ``|qd| < v_l``).
     coulomb, viscous, offset : list of float
         True friction [N·m, N·m·s/rad, N·m].
     stribeck_static, stribeck_velocity, stribeck_exponent : list of float
-        Stribeck model only: fs [N·m], vs [rad/s], delta.
-    reversal_band : float
+        Improved Stribeck model only: fs [N·m], vs [rad/s], delta.
+    reversal_band : list of float
         v_l, half-width of the linear friction segment through zero [rad/s].
     position_resolution : float
         Encoder resolution, joint side [rad].
@@ -184,16 +185,16 @@ class SimulationConfig(Schema):
     perturbation: float = Field(0.2, ge=0, lt=1, description='relative spread of the true '
                                 'inertial parameters around the URDF')
     rotor_inertia: list[float] = Field([0.0], description='true rotor inertia, kg·m², joint side')
-    friction_model: Literal[FRICTION_MODELS] = Field(
-        'coulomb-viscous', description='true friction: coulomb-viscous or stribeck')
+    friction_model: Literal[SIMULATED_MODELS] = Field(
+        'coulomb-viscous', description='true friction: coulomb-viscous or improved-stribeck')
     coulomb: list[float] = Field([0.0], description='true Coulomb friction, N·m')
     viscous: list[float] = Field([0.0], description='true viscous friction, N·m·s/rad')
     offset: list[float] = Field([0.0], description='true torque offset, N·m')
     stribeck_static: list[float] = Field([0.0], description='Stribeck fs, N·m')
     stribeck_velocity: list[float] = Field([0.0], description='Stribeck vs, rad/s')
     stribeck_exponent: list[float] = Field([0.0], description='Stribeck exponent delta')
-    reversal_band: PositiveFloat = Field(0.001, description='linear friction band |qd| < v_l, '
-                                         'rad/s')
+    reversal_band: list[PositiveFloat] = Field([0.001], description='linear friction band '
+                                               '|qd| < v_l, rad/s')
     position_resolution: NonNegativeFloat = Field(ENCODER_RESOLUTION,
                                                   description='encoder resolution, rad')
     torque_noise_std: list[float] = Field([0.0], description='effort noise std, N·m')
@@ -237,9 +238,10 @@ class SimulationConfig(Schema):
         joint = {name: per_joint(getattr(self, name), n, name) for name, info in
                  type(self).model_fields.items()
                  if info.annotation == list[float] and not name.startswith('payload')}
-        stribeck = self.friction_model == 'stribeck'
+        stribeck = self.friction_model == 'improved-stribeck'
         friction = Friction(fc=joint['coulomb'], fv=joint['viscous'], offset=joint['offset'],
-                            v_l=np.full(n, self.reversal_band), model=self.friction_model,
+                            v_l=per_joint(self.reversal_band, n, 'reversal_band'),
+                            model=self.friction_model,
                             fs=joint['stribeck_static'] if stribeck else None,
                             vs=joint['stribeck_velocity'] if stribeck else None,
                             delta=joint['stribeck_exponent'] if stribeck else None)

@@ -1,0 +1,168 @@
+"""The shape of Stribeck friction in whole-robot identification, by variable projection
+(separable least squares; Golub & Pereyra 1973; docs/methods.md §6).
+
+The regressor is linear in the inertial parameters and in ``fc, fs, fv, offset`` of every
+actuator once the shape ``vs, v_l`` (and ``delta``) of every actuator is fixed. For a given
+shape the linear parameters are the weighted least-squares solution; the shape minimises the
+residual that remains:
+
+    r(θ) = P⊥ [ y − F(θ) x(θ) ],   x(θ) = argmin ‖P⊥ (y − F(θ) x)‖
+
+with ``F(θ)`` the Coulomb and Stribeck columns (the only ones that depend on θ), ``P⊥`` the
+projection onto the complement of the other columns (factorised once) and the rows weighted by
+the joint deviations of a first WLS fit with the nominal shape. The search runs over
+``log θ``: a grid of ``vs`` (``v_l = 0.3 vs``) shared by all actuators, then either scipy's
+bounded ``least_squares`` on ``r`` or the SA-GA of ``optim.evolution`` on ``‖r‖²``.
+
+References
+----------
+.. [1] Golub G. H., Pereyra V., "The differentiation of pseudo-inverses and nonlinear least
+   squares problems whose variables separate", SIAM Journal on Numerical Analysis
+   10(2):413–432, 1973, doi:10.1137/0710036.
+.. [2] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based on
+   hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science), 2021
+   (received 2020-06-28).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+
+from ..data.signal_processing import decimate_parallel, decimation_is_plain, lowpass
+from ..model.base_parameters import BaseParameters
+from ..model.regressor import Regressor
+from ..optim.evolution import SAGAConfig, minimize
+from .estimators import estimate
+
+#: Grid of vs as a fraction of each actuator's peak speed.
+VS_FRACTIONS = np.geomspace(0.003, 0.3, 12)
+V_L_RATIO = 0.3
+#: Bounds of log(vs / peak), log(v_l / peak), log(delta).
+LOG_BOUNDS = {'vs': (np.log(1e-4), np.log(1.0)), 'v_l': (np.log(1e-5), np.log(0.5)),
+              'delta': (np.log(0.3), np.log(5.0))}
+
+
+def identify_friction_shape(regressor: Regressor, base: BaseParameters, processed: list,
+                            stacked, config) -> tuple[dict[str, np.ndarray], dict]:
+    """The Stribeck shape of every actuator that minimises the projected residual.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor (a Stribeck friction model).
+    base : BaseParameters
+        Its base parameters.
+    processed : list of Processed
+        The preprocessed recordings.
+    stacked : StackedRegression
+        ``stack_processed`` of them with the regressor's current (nominal) shape.
+    config : IdentificationConfig
+        ``stribeck_exponent``, ``friction_search``, decimation.
+
+    Returns
+    -------
+    shape : dict of str to (n,) ndarray
+        ``vs``, ``delta``, ``v_l`` (improved model) per actuator.
+    statistics : dict
+        ``friction_search`` (method, evaluations, residual before and after).
+    """
+    problem = _ShapeProblem(regressor, base, processed, stacked, config)
+    x0 = problem.grid_start()
+    before = problem.cost(x0)
+    if config.friction_search == 'sa-ga':
+        lower, upper = problem.bounds
+        result = minimize(problem.cost, lower, upper,
+                          SAGAConfig(population=30, generations=40, stall=10),
+                          np.random.default_rng(config.seed), initial=x0[None])
+        x = result.x
+    else:
+        lower, upper = problem.bounds
+        x = scipy.optimize.least_squares(problem.residual, np.clip(x0, lower, upper),
+                                         bounds=(lower, upper), method='trf',
+                                         diff_step=1e-3, x_scale=1.0, max_nfev=60).x
+    after = problem.cost(x)
+    stats = {'friction_search': {'method': config.friction_search,
+                                 'evaluations': problem.evaluations,
+                                 'residual_grid_start': before, 'residual_final': after}}
+    return problem.shape(x), stats
+
+
+class _ShapeProblem:
+    """Projected residual over log shape parameters."""
+
+    def __init__(self, regressor, base, processed, stacked, config):
+        self.regressor, self.base, self.processed = regressor, base, processed
+        self.config, self.factors = config, stacked.decimation
+        names = [regressor.names[c] for c in base.independent]
+        self.sharp = [i for i, name in enumerate(names) if name.startswith(('fc', 'fs'))]
+        other = [i for i in range(base.count) if i not in self.sharp]
+        first = estimate(stacked.w, stacked.tau, 'wls', base.names, mask=stacked.mask)
+        self.weights = (stacked.mask / first.sigma_joint).reshape(-1)
+        fixed = stacked.w[:, :, other].reshape(-1, len(other)) * self.weights[:, None]
+        self.q, _ = scipy.linalg.qr(fixed, mode='economic')
+        self.y = self._project(stacked.tau.reshape(-1) * self.weights)
+        self.n = regressor.robot.n
+        self.terms = [t for t in regressor.spec.shape_terms
+                      if not (t == 'delta' and config.stribeck_exponent is not None)]
+        gear = regressor.gear
+        self.peak = np.maximum(np.concatenate([np.abs(p.qd @ gear.T) for p in processed])
+                               .max(0), 1e-3)
+        self.evaluations = 0
+
+    @property
+    def bounds(self):
+        lower, upper = [], []
+        for t in self.terms:
+            offset = np.log(self.peak) if t != 'delta' else np.zeros(self.n)
+            lower += list(LOG_BOUNDS[t][0] + offset)
+            upper += list(LOG_BOUNDS[t][1] + offset)
+        return np.array(lower), np.array(upper)
+
+    def shape(self, x) -> dict[str, np.ndarray]:
+        values = dict(zip(self.terms, np.exp(np.asarray(x)).reshape(len(self.terms), self.n)))
+        if 'delta' not in values:
+            values['delta'] = np.full(self.n, float(self.config.stribeck_exponent))
+        return {k: values[k] for k in self.regressor.spec.shape_terms}
+
+    def grid_start(self) -> np.ndarray:
+        best = None
+        for fraction in VS_FRACTIONS:
+            guess = {'vs': fraction * self.peak, 'v_l': V_L_RATIO * fraction * self.peak,
+                     'delta': np.full(self.n, 2.0)}
+            x = np.log(np.concatenate([guess[t] for t in self.terms]))
+            cost = self.cost(x)
+            if best is None or cost < best[0]:
+                best = cost, x
+        return best[1]
+
+    def _project(self, v):
+        return v - self.q @ (self.q.T @ v)
+
+    def _sharp_columns(self, shape) -> np.ndarray:
+        reg = Regressor(self.regressor.robot, self.regressor.spec, self.regressor.transmission,
+                        shape)
+        columns = self.base.independent[self.sharp] - reg.n_inertial
+        parts = []
+        for p, factor in zip(self.processed, self.factors):
+            for a, b in p.spans():
+                cols = lowpass(reg.actuator_columns(p.qd[a:b], p.qdd[a:b])[:, :, columns],
+                               p.fs, p.cutoff_hz, p.order)
+                rows = np.arange(p.trim, b - a - p.trim)
+                plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
+                if plain:
+                    parts.append(cols[rows[::factor]])
+                else:
+                    parts.append(decimate_parallel([cols[rows]], factor, p.fs, p.cutoff_hz,
+                                                   p.order)[0])
+        return np.concatenate(parts).reshape(-1, len(columns))
+
+    def residual(self, x) -> np.ndarray:
+        self.evaluations += 1
+        f = self._project(self._sharp_columns(self.shape(x)) * self.weights[:, None])
+        solution, *_ = np.linalg.lstsq(f, self.y, rcond=None)
+        return self.y - f @ solution
+
+    def cost(self, x) -> float:
+        r = self.residual(x)
+        return float(r @ r)

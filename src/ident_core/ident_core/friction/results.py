@@ -1,0 +1,136 @@
+"""FRICTION.yaml: friction identified on its own, per joint, model and optimiser
+(docs/methods.md §6).
+
+    format: robot-ident/friction/1
+    robot: {urdf, urdf_sha256, joints, kinematics_sha256}
+    rigid_body_model: RESULT.yaml or the URDF whose torque was subtracted
+    data: [...]                     # the recordings
+    validation_data: [...]
+    config: {...}                   # FrictionConfig
+    joints:
+      joint1:
+        samples: 27654
+        peak_speed: 1.89            # rad/s
+        selected: {model: improved-stribeck, optimizer: lsq}
+        parameters: {fc: ..., fs: ..., vs: ..., delta: ..., fv: ..., offset: ..., v_l: ...}
+        fits:
+          improved-stribeck:
+            lsq: {parameters: {...}, std: {...}, rss, rms, samples, seconds, evaluations,
+                  warnings: [...]}
+        validation_rss: {coulomb-viscous: 629.0, stribeck: 537.0, improved-stribeck: 449.0}
+    failures: {"joint1 stribeck ga": why}
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from ..errors import InputError
+from ..estimation.results import RobotSection, robot_section
+from ..files import dump_yaml, read_yaml, write_atomic
+from ..schema import Schema, parse
+from .fit import FrictionFit
+from .identify import FrictionConfig, FrictionIdentification
+from .models import FRICTION_MODELS
+
+FORMAT = 'robot-ident/friction/1'
+FrictionModel = Literal[FRICTION_MODELS]
+
+
+class FitEntry(Schema):
+    """One model fitted by one optimiser (``FrictionFit``)."""
+
+    parameters: dict[str, float]
+    std: dict[str, float]
+    rss: float
+    rms: float
+    samples: int
+    seconds: float
+    evaluations: int
+    warnings: list[str] = []
+
+
+class Selection(Schema):
+    """The model and optimiser of a joint's ``parameters``."""
+
+    model: FrictionModel
+    optimizer: str
+
+
+class JointEntry(Schema):
+    """Everything identified for one joint (actuator)."""
+
+    samples: int
+    peak_speed: float
+    selected: Selection
+    parameters: dict[str, float]
+    fits: dict[FrictionModel, dict[str, FitEntry]]
+    validation_rss: dict[FrictionModel, float] = {}
+
+
+class FrictionFile(Schema):
+    """The whole FRICTION.yaml (module docstring)."""
+
+    format: Literal[FORMAT]
+    robot: RobotSection
+    rigid_body_model: str
+    data: list[str]
+    validation_data: list[str] = []
+    config: FrictionConfig
+    joints: dict[str, JointEntry]
+    failures: dict[str, str] = {}
+
+
+def fit_entry(fit: FrictionFit) -> FitEntry:
+    """The file entry of a fit."""
+    return FitEntry(parameters=fit.parameters, std=fit.std, rss=fit.rss, rms=fit.rms,
+                    samples=fit.samples, seconds=round(fit.seconds, 3),
+                    evaluations=fit.evaluations, warnings=fit.warnings)
+
+
+def friction_file(result: FrictionIdentification, config: FrictionConfig) -> FrictionFile:
+    """The FRICTION.yaml content of an identification.
+
+    Parameters
+    ----------
+    result : FrictionIdentification
+    config : FrictionConfig
+        The settings it ran with.
+
+    Returns
+    -------
+    FrictionFile
+    """
+    joints = {}
+    for j, by_model in result.fits.items():
+        chosen = result.selected[j]
+        joints[j] = JointEntry(
+            samples=result.samples[j].count, peak_speed=result.samples[j].peak_speed,
+            selected=Selection(model=chosen.model, optimizer=chosen.optimizer),
+            parameters=chosen.parameters,
+            fits={m: {o: fit_entry(f) for o, f in fits.items()} for m, fits in by_model.items()},
+            validation_rss=result.validation_rss.get(j, {}))
+    return FrictionFile(format=FORMAT, robot=robot_section(result.robot),
+                        rigid_body_model=result.rigid_source, data=result.data,
+                        validation_data=result.validation_data, config=config, joints=joints,
+                        failures=result.failures)
+
+
+def write_friction(path: str | Path, content: FrictionFile) -> Path:
+    """Write FRICTION.yaml atomically; returns ``path``."""
+    return write_atomic(path, dump_yaml(content.model_dump()))
+
+
+def read_friction(path: str | Path) -> FrictionFile:
+    """Parse and validate FRICTION.yaml.
+
+    Raises
+    ------
+    InputError
+        If the file is missing or not a valid friction file (naming the field).
+    """
+    doc = read_yaml(path, 'friction file')
+    if not isinstance(doc, dict) or doc.get('format') != FORMAT:
+        raise InputError(f'{path}: not a robot-ident friction file (format: {FORMAT} '
+                         'expected)')
+    return parse(FrictionFile, doc, path)

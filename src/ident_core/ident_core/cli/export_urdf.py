@@ -69,6 +69,8 @@ def actuator_values(model: IdentifiedModel, source: str) -> dict[str, np.ndarray
         raise InputError(f'{source}: no standard_parameters (written by an earlier version of '
                          'robot-ident); re-identify with this version to export a URDF')
     reg = model.regressor
-    return {term: np.array([model.standard[reg.actuator_index(term, m)]
-                            for m in range(model.robot.n)])
-            for term in model.config.spec.actuator_terms}
+    values = {term: np.array([model.standard[reg.actuator_index(term, m)]
+                              for m in range(model.robot.n)])
+              for term in model.config.spec.actuator_terms}
+    values.update(reg.friction_shape)
+    return values

@@ -390,6 +390,8 @@ def _tags(actuators: dict, n: int) -> list[str]:
                     'drake:gear_ratio) and joint comments')
     if 'offset' in actuators:
         tags.append('torque offsets in joint comments')
+    if 'vs' in actuators:
+        tags.append('Stribeck parameters in joint comments')
     return tags
 
 
@@ -411,6 +413,9 @@ def _header(source: str, actuators: dict, report: UrdfExport) -> str:
                      'model.armature, MuJoCo joint armature).')
     if 'offset' in actuators:
         lines.append('Torque offsets have no URDF tag: comments on the joints.')
+    if 'vs' in actuators:
+        lines.append('Stribeck friction (fs, vs, delta, v_l) has no URDF tag: comments on the '
+                     'joints.')
     if report.inconsistent:
         lines.append('NOT physically consistent (exported with force): '
                      + '; '.join(report.inconsistent))
@@ -471,6 +476,11 @@ class _Document:
         if 'offset' in actuators:
             notes.append(f'torque offset = {_number(actuators["offset"][m])} {units[2]} '
                          '(no URDF tag)')
+        if 'vs' in actuators:
+            shape = ', '.join(f'{k} = {_number(actuators[k][m])}'
+                              for k in ('fs', 'vs', 'delta', 'v_l') if k in actuators)
+            notes.append(f'Stribeck friction (robot-ident friction.models, no URDF tag): '
+                         f'{shape}; <dynamics friction> is fc')
         row = gear[m] / ratio
         if np.count_nonzero(np.delete(row, m)):
             terms = ', '.join(f'{j}: {_number(g)}' for j, g in zip(names, row) if g != 0)

@@ -153,6 +153,11 @@ class RobotSimulator:
         self._true_data = model.createData()        # no quantity of the old bodies survives
 
     @property
+    def position(self) -> np.ndarray:
+        """(n,) true joint positions now [rad or m] (a copy)."""
+        return self._q.copy()
+
+    @property
     def time(self) -> float:
         """Time of the next sample [s] since the start."""
         return self.step_count * self.hardware.dt

@@ -60,7 +60,25 @@ class CosineSpec(Schema):
 
 
 class JointwiseFile(Schema):
-    """A joint-wise experiment file (module docstring)."""
+    """A joint-wise experiment file (module docstring).
+
+    Parameters
+    ----------
+    format : str
+        ``robot-ident/jointwise/1``.
+    name : str, optional
+        Label (default: the file stem).
+    joint : str
+        The moving joint.
+    joint_names : list of str
+        (n,) every joint.
+    hold : list of float
+        (n,) positions; the moving joint's entry is the cosines' centre [rad or m].
+    cosines : list of CosineSpec
+        Run in order.
+    source, margins, urdf_sha256 : optional
+        Provenance written by ``robot-ident excite``.
+    """
 
     format: Literal[FORMAT] = FORMAT
     name: str | None = None
@@ -150,7 +168,13 @@ class JointwiseExperiment:
         return sum(c.period * c.periods for c in self.cosines)
 
     def to_dict(self) -> dict:
-        """The file content, plain Python types."""
+        """The file content, plain Python types.
+
+        Returns
+        -------
+        dict
+            The ``robot-ident/jointwise/1`` fields, then the ``extra`` ones.
+        """
         out = {'format': FORMAT, 'name': self.name, 'joint': self.joint,
                'joint_names': list(self.joint_names), 'hold': self.hold.tolist(),
                'cosines': [c.model_dump() for c in self.cosines]}
@@ -158,12 +182,32 @@ class JointwiseExperiment:
         return out
 
     def save(self, path: str | Path) -> Path:
-        """Write the YAML file atomically; returns ``path``."""
+        """Write the YAML file atomically.
+
+        Parameters
+        ----------
+        path : str or Path
+            Destination.
+
+        Returns
+        -------
+        Path
+            ``path``.
+        """
         return write_atomic(path, dump_yaml(self.to_dict()))
 
 
 def load_jointwise(path: str | Path) -> JointwiseExperiment:
     """Load a joint-wise experiment file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    JointwiseExperiment
 
     Raises
     ------
@@ -177,7 +221,26 @@ def load_jointwise(path: str | Path) -> JointwiseExperiment:
 
 def jointwise_from_dict(data, source: str, default_name: str = 'jointwise') \
         -> JointwiseExperiment:
-    """Build an experiment from the content of a file (``load_jointwise``)."""
+    """Build an experiment from the content of a file (``load_jointwise``).
+
+    Parameters
+    ----------
+    data : dict
+        The parsed file.
+    source : str
+        Where it comes from, for error messages.
+    default_name : str
+        Name when the content has none.
+
+    Returns
+    -------
+    JointwiseExperiment
+
+    Raises
+    ------
+    InputError
+        For a missing or wrong field (naming the source and the field).
+    """
     doc = parse(JointwiseFile, data, source)
     extra = {k: getattr(doc, k) for k in ('source', 'margins', 'urdf_sha256')
              if getattr(doc, k) is not None}

@@ -128,7 +128,18 @@ class FrictionFit:
     warnings: list[str] = field(default_factory=list)
 
     def torque(self, u) -> np.ndarray:
-        """Friction torque of this fit at velocities ``u`` [N·m or N]."""
+        """Friction torque of this fit.
+
+        Parameters
+        ----------
+        u : (N,) array_like
+            Velocities [rad/s or m/s].
+
+        Returns
+        -------
+        (N,) ndarray
+            [N·m or N].
+        """
         return friction_torque(self.model, u, self.parameters)[0]
 
 
@@ -207,6 +218,13 @@ def residual_sum_of_squares(samples: FrictionSamples, model: str, parameters: di
 def check_samples(samples: FrictionSamples, model: str) -> None:
     """Refuse samples that cannot determine a model.
 
+    Parameters
+    ----------
+    samples : FrictionSamples
+        One actuator's samples.
+    model : str
+        Friction model.
+
     Raises
     ------
     InputError
@@ -273,6 +291,19 @@ def parameter_bounds(samples: FrictionSamples, names, start: dict) -> tuple[np.n
     ``fc, fs, fv >= 0``; ``vs, v_l`` within ``[1e-4, 1] ×`` peak speed; ``delta`` in
     [0.2, 5]; offset and the upper friction bounds from the torque scale (ten times the larger
     of the RMS friction torque and the start value).
+
+    Parameters
+    ----------
+    samples : FrictionSamples
+        One actuator's samples.
+    names : sequence of str
+        The free parameters.
+    start : dict of str to float
+        The initial estimate.
+
+    Returns
+    -------
+    lower, upper : (k,) ndarray
     """
     peak = samples.peak_speed
     scale = 10 * max(float(np.sqrt(np.mean(samples.tau[samples.used] ** 2))),
@@ -288,7 +319,23 @@ def search_box(samples: FrictionSamples, names, start: dict, span: float):
     """The GA's search box around the initial estimate: each linear parameter within
     ± ``span`` × its magnitude (at least ``span`` × 5 % of the friction torque scale), each
     shape parameter within a factor ``1 + 2 span`` (``FrictionFitConfig.search_range``),
-    inside ``parameter_bounds``."""
+    inside ``parameter_bounds``.
+
+    Parameters
+    ----------
+    samples : FrictionSamples
+        One actuator's samples.
+    names : sequence of str
+        The free parameters.
+    start : dict of str to float
+        The initial estimate.
+    span : float
+        ``search_range``.
+
+    Returns
+    -------
+    lower, upper : (k,) ndarray
+    """
     lower, upper = parameter_bounds(samples, names, start)
     scale = 0.05 * max(float(np.sqrt(np.mean(samples.tau[samples.used] ** 2))),
                        *(abs(start[k]) for k in ('fc', 'fs') if k in start))
@@ -390,6 +437,17 @@ def undetermined(samples: FrictionSamples, model: str, params: dict, std: dict) 
     ``vs`` and ``delta`` need samples slower than ``3 vs`` (outside the linear band),
     ``v_l`` samples inside ``|u| < v_l``; any parameter with a relative standard deviation
     above ``POOR_STD_PERCENT`` is named too.
+
+    Parameters
+    ----------
+    samples : FrictionSamples
+        One actuator's samples.
+    model : str
+        Friction model.
+    params : dict of str to float
+        Every parameter of the fit.
+    std : dict of str to float
+        Standard deviations of the fitted ones.
 
     Returns
     -------

@@ -43,6 +43,16 @@ UNITS = {'fc': 'N·m', 'fs': 'N·m', 'vs': 'rad/s', 'delta': '', 'fv': 'N·m·s/
 def check_model(model: str) -> str:
     """Return ``model`` if it is a friction model name.
 
+    Parameters
+    ----------
+    model : str
+        The name.
+
+    Returns
+    -------
+    str
+        ``model``.
+
     Raises
     ------
     InputError

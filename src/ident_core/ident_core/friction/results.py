@@ -38,7 +38,21 @@ FrictionModel = Literal[FRICTION_MODELS]
 
 
 class FitEntry(Schema):
-    """One model fitted by one optimiser (``FrictionFit``)."""
+    """One model fitted by one optimiser (``FrictionFit``).
+
+    Parameters
+    ----------
+    parameters, std : dict of str to float
+        Values and standard deviations (fixed parameters have none).
+    rss, rms : float
+        Residual sum of squares [(N·m)²] and RMS residual [N·m].
+    samples, evaluations : int
+        Samples compared, cost evaluations.
+    seconds : float
+        Time of the fit [s].
+    warnings : list of str
+        Parameters the data do not determine, bounds reached.
+    """
 
     parameters: dict[str, float]
     std: dict[str, float]
@@ -51,14 +65,38 @@ class FitEntry(Schema):
 
 
 class Selection(Schema):
-    """The model and optimiser of a joint's ``parameters``."""
+    """The model and optimiser of a joint's ``parameters``.
+
+    Parameters
+    ----------
+    model : str
+        Friction model.
+    optimizer : str
+        ``lsq``, ``ga`` or ``sa-ga``.
+    """
 
     model: FrictionModel
     optimizer: str
 
 
 class JointEntry(Schema):
-    """Everything identified for one joint (actuator)."""
+    """Everything identified for one joint (actuator).
+
+    Parameters
+    ----------
+    samples : int
+        Samples compared.
+    peak_speed : float
+        99th percentile of the speed [rad/s or m/s].
+    selected : Selection
+        Model and optimiser of ``parameters``.
+    parameters : dict of str to float
+        The selected fit's parameters.
+    fits : dict
+        ``[model][optimizer]`` → FitEntry.
+    validation_rss : dict of str to float
+        Per model, on the validation recordings.
+    """
 
     samples: int
     peak_speed: float
@@ -69,7 +107,25 @@ class JointEntry(Schema):
 
 
 class FrictionFile(Schema):
-    """The whole FRICTION.yaml (module docstring)."""
+    """The whole FRICTION.yaml (module docstring).
+
+    Parameters
+    ----------
+    format : str
+        ``robot-ident/friction/1``.
+    robot : RobotSection
+        The robot.
+    rigid_body_model : str
+        RESULT.yaml or URDF whose torque was subtracted.
+    data, validation_data : list of str
+        The recordings.
+    config : FrictionConfig
+        The settings.
+    joints : dict of str to JointEntry
+        Per joint.
+    failures : dict of str to str
+        ``'joint model optimizer'`` → why it failed.
+    """
 
     format: Literal[FORMAT]
     robot: RobotSection
@@ -82,7 +138,16 @@ class FrictionFile(Schema):
 
 
 def fit_entry(fit: FrictionFit) -> FitEntry:
-    """The file entry of a fit."""
+    """The file entry of a fit.
+
+    Parameters
+    ----------
+    fit : FrictionFit
+
+    Returns
+    -------
+    FitEntry
+    """
     return FitEntry(parameters=fit.parameters, std=fit.std, rss=fit.rss, rms=fit.rms,
                     samples=fit.samples, seconds=round(fit.seconds, 3),
                     evaluations=fit.evaluations, warnings=fit.warnings)
@@ -117,12 +182,34 @@ def friction_file(result: FrictionIdentification, config: FrictionConfig) -> Fri
 
 
 def write_friction(path: str | Path, content: FrictionFile) -> Path:
-    """Write FRICTION.yaml atomically; returns ``path``."""
+    """Write FRICTION.yaml atomically.
+
+    Parameters
+    ----------
+    path : str or Path
+        Destination.
+    content : FrictionFile
+        ``friction_file``.
+
+    Returns
+    -------
+    Path
+        ``path``.
+    """
     return write_atomic(path, dump_yaml(content.model_dump()))
 
 
 def read_friction(path: str | Path) -> FrictionFile:
     """Parse and validate FRICTION.yaml.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    FrictionFile
 
     Raises
     ------

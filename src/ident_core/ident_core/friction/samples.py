@@ -59,12 +59,32 @@ class RigidBodyModel:
 
     @classmethod
     def from_urdf(cls, robot: RobotModel) -> RigidBodyModel:
-        """The URDF's inertial parameters, no rotor inertia."""
+        """The URDF's inertial parameters, no rotor inertia.
+
+        Parameters
+        ----------
+        robot : RobotModel
+
+        Returns
+        -------
+        RigidBodyModel
+        """
         return cls(robot, robot.standard_parameters(), False, f'URDF {robot.urdf}')
 
     @classmethod
     def from_identified(cls, model: IdentifiedModel, source: str) -> RigidBodyModel:
         """The standard parameters behind an identified model, without its friction.
+
+        Parameters
+        ----------
+        model : IdentifiedModel
+            With standard parameters.
+        source : str
+            Its file, for messages.
+
+        Returns
+        -------
+        RigidBodyModel
 
         Raises
         ------

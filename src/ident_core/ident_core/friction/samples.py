@@ -11,9 +11,13 @@ where the Stribeck effect and the linear band live, free of filter bias.
 
 Behind a transmission, friction acts per actuator: with the normalised gear matrix ``G`` the
 joint torques are ``Gᵀ f(G qd)``, so actuator ``m`` sees ``(G⁻ᵀ tau_f)_m`` at velocity
-``(G qd)_m``. Samples are kept where the actuator moves: a standstill (slower than
-``standstill_fraction`` of its peak speed for at least ``standstill_time``) is left out, since
-friction at rest is whatever holds the joint; the brief passes through zero at a reversal stay.
+``(G qd)_m``. An actuator whose peak speed stays below ``HELD_FRACTION`` of the fastest
+actuator's in the recording is held (a controller holding a joint creeps a little). Samples
+are kept where the actuator moves: a standstill (slower than ``standstill_fraction`` of the
+local peak speed, the highest within ``LOCAL_WINDOW``, for at least ``standstill_time``) is
+left out, since friction at rest is whatever holds the joint; the brief passes through zero at a
+reversal stay. The local peak keeps a slow cosine after a fast one: against the recording's
+peak, most of it would look like standstill.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.ndimage
 
 from ..data.datasets import Dataset
 from ..data.signal_processing import lowpass
@@ -34,6 +39,10 @@ from ..model.transmission import Transmission
 RATE_PER_CUTOFF = 50
 #: Speed below which an actuator counts as not moving in a recording [rad/s or m/s].
 MOVING_SPEED = 1e-3
+#: An actuator slower than this fraction of the fastest one in a recording is held.
+HELD_FRACTION = 0.05
+#: Width of the window of the local peak speed of the standstill test [s].
+LOCAL_WINDOW = 2.0
 
 
 @dataclass
@@ -225,6 +234,8 @@ def friction_samples(robot: RobotModel, dataset: Dataset, rigid: RigidBodyModel,
     gear = Regressor(robot, RegressorSpec(friction='none'), transmission).gear
     step = max(1, int(p.fs // (RATE_PER_CUTOFF * p.cutoff_hz)))
     fs = p.fs / step
+    peaks = np.percentile(np.abs(p.qd @ gear.T), 99, axis=0)
+    moving_joints = peaks >= max(MOVING_SPEED, HELD_FRACTION * peaks.max())
     pieces: dict[str, list] = {}
     for a, b in p.spans():
         rows = np.arange(a, b, step)
@@ -234,12 +245,12 @@ def friction_samples(robot: RobotModel, dataset: Dataset, rigid: RigidBodyModel,
         inner = np.zeros(len(rows), bool)
         trim = math.ceil(p.trim / step)
         inner[trim:len(rows) - trim] = True
-        for m, name in enumerate(robot.joint_names):
-            moving = _moving(u[:, m], fs, standstill_time, standstill_fraction)
-            if moving is not None:
-                pieces.setdefault(name, []).append(FrictionSamples(
-                    name, u[:, m], measured[:, m], inner & moving, [(0, len(rows))], fs,
-                    p.cutoff_hz, p.order, [p.source]))
+        for m in np.flatnonzero(moving_joints):
+            name = robot.joint_names[m]
+            kept = inner & _outside_standstill(u[:, m], fs, standstill_time, standstill_fraction)
+            pieces.setdefault(name, []).append(FrictionSamples(
+                name, u[:, m], measured[:, m], kept, [(0, len(rows))], fs, p.cutoff_hz,
+                p.order, [p.source]))
     return {name: merge_samples(pieces[name]) for name in robot.joint_names if name in pieces}
 
 
@@ -275,16 +286,14 @@ def merge_samples(parts: list[FrictionSamples]) -> FrictionSamples:
         sources=list(dict.fromkeys(s for p in parts for s in p.sources)))
 
 
-def _moving(u, fs, standstill_time, fraction):
-    """Mask of the samples outside standstills; None if the actuator does not move."""
+def _outside_standstill(u, fs, standstill_time, fraction):
+    """Mask of the samples outside standstills (module docstring)."""
     speed = np.abs(u)
-    peak = np.percentile(speed, 99)
-    if peak < MOVING_SPEED:
-        return None
-    slow = speed < fraction * peak
+    local_peak = scipy.ndimage.maximum_filter1d(speed, max(1, int(LOCAL_WINDOW * fs)))
+    slow = speed < np.maximum(fraction * local_peak, 0.5 * MOVING_SPEED)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], slow.astype(int), [0]])))
     keep = np.ones(len(u), bool)
-    for a, b in zip(edges[::2], edges[1::2]):
-        if b - a >= standstill_time * fs:
-            keep[a:b] = False
+    for start, stop in zip(edges[::2], edges[1::2]):
+        if stop - start >= standstill_time * fs:
+            keep[start:stop] = False
     return keep

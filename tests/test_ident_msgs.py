@@ -5,8 +5,8 @@ import pytest
 from ament_index_python.packages import get_package_share_directory
 from rclpy.serialization import deserialize_message, serialize_message
 
-from ident_msgs.msg import IdentifiedParameters, Payload
-from ident_msgs.srv import IdentifyPayload
+from ident_msgs.msg import FrictionParameters, FrictionResult, IdentifiedParameters, Payload
+from ident_msgs.srv import IdentifyFriction, IdentifyPayload
 
 # lark (used by the rosidl runtime) imports deprecated sre_* modules.
 pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning:lark.*')
@@ -86,6 +86,32 @@ def test_identify_payload_interface():
     fields = IdentifyPayload.Response.get_fields_and_field_types()
     assert fields == {'success': 'boolean', 'message': 'string', 'result_path': 'string',
                       'payload': 'ident_msgs/Payload', 'methods': 'sequence<ident_msgs/Payload>'}
+
+
+def test_friction_result_round_trip_keeps_nan_for_fixed_parameters():
+    joint = FrictionParameters(
+        joint='joint4', model='improved-stribeck', optimizer='lsq',
+        parameter_names=['fc', 'fs', 'vs', 'delta', 'fv', 'offset', 'v_l'],
+        values=[1.0, 1.6, 0.1, 2.0, 0.5, 0.08, 0.02],
+        std=[1e-3, 2e-3, 1e-4, math.nan, 1e-4, 1e-4, 3e-4], rss=0.1, rms=0.003, samples=9000,
+        warnings=['v_l not determined'])
+    msg = FrictionResult(rigid_body_model='URDF six_axis_3kg.urdf', joints=[joint])
+    out = deserialize_message(serialize_message(msg), FrictionResult)
+    (got,) = out.joints
+    assert out.rigid_body_model == msg.rigid_body_model
+    assert (got.joint, got.model, got.optimizer, got.samples) == ('joint4', 'improved-stribeck',
+                                                                   'lsq', 9000)
+    assert list(got.values) == list(joint.values) and list(got.warnings) == ['v_l not determined']
+    assert all(_same(g, v) for g, v in zip(list(got.std), joint.std))
+
+
+def test_identify_friction_interface():
+    assert set(IdentifyFriction.Request.get_fields_and_field_types()) == {
+        'bag_paths', 'model_path', 'joints', 'friction_model', 'optimizer',
+        'validation_bag_paths', 'result_path'}
+    fields = IdentifyFriction.Response.get_fields_and_field_types()
+    assert fields == {'success': 'boolean', 'message': 'string', 'result_path': 'string',
+                      'selected': 'sequence<ident_msgs/FrictionParameters>'}
 
 
 @pytest.mark.parametrize('package', ['ident_core', 'ident_msgs'])

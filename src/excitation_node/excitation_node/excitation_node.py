@@ -10,6 +10,14 @@ absolute time) to the controller topic, publishes the ``ExcitationTrajectory`` i
 Cancelling the goal, the ``~/stop`` service or SIGINT/SIGTERM bring the robot to rest along a
 quintic stop segment (``ident_core.motion``).
 
+A joint-wise friction experiment file (``robot-ident/jointwise/1``,
+``ident_core.excitation.jointwise``) runs its joint on the file's cosines around its ``hold``
+centre while every other joint is held where it stands when the goal starts; the cosines run
+one after the other as the stages of one plan, joined by quintic transitions. Each stage is
+described by its own ``ExcitationTrajectory`` (``stage`` of ``stages``, stamped with the start
+of its first period), published when the transition into it begins (the first one with the
+goal); a stage that a stop pre-empts is not published.
+
 Service ``~/optimize`` (ident_msgs/srv/OptimizeExcitation): optimises an excitation trajectory
 with ``ident_core.excitation`` for this robot. The settings come from the YAML file of parameter
 ``optimizer_config``, with this node's ``acceleration_limits`` instead of its
@@ -39,12 +47,13 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ident_core.errors import ExcitationError, IdentError, InputError
 from ident_core.excitation.config import ExcitationConfig, default_config, load_excitation_config
-from ident_core.excitation.fourier import FourierTrajectory, load_trajectory
+from ident_core.excitation.fourier import FourierTrajectory
+from ident_core.excitation.jointwise import JointwiseExperiment, load_experiment
 from ident_core.excitation.optimize import OPTIMIZERS, optimize_excitation
 from ident_core.excitation.problem import ExcitationProblem
 from ident_core.model.robot import load_robot
 from ident_core.motion.limits import JointLimits
-from ident_core.motion.plan import ExcitationPlan, Motion, period_violations
+from ident_core.motion.plan import ExcitationPlan, Motion, StageTime, period_violations
 from ident_core.schema import Schema, per_joint
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory
@@ -152,6 +161,8 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.done: Future | None = None
         self.goal = None
         self.sent_until = -np.inf
+        self.stage_times: list[StageTime] = []
+        self.described = 0                  # stages whose description was published
         self.create_timer(p.send_period, self._tick)
         self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
 
@@ -178,18 +189,20 @@ class ExcitationNode(lifecycle.GracefulNode):
         request, result = goal_handle.request, RunExcitation.Result()
         self.goal = goal_handle
         try:
-            trajectory = self._requested_trajectory(request)
-            names = list(trajectory.joint_names)
+            requested = self._requested_trajectory(request)
+            names = list(requested.joint_names)
             if sorted(names) != sorted(self.robot.joint_names):
-                raise InputError(f'trajectory {trajectory.name!r} names the joints '
+                raise InputError(f'trajectory {requested.name!r} names the joints '
                                  f'{", ".join(names)}; the robot has '
                                  f'{", ".join(self.robot.joint_names)}')
             q_now = await self._current_position(names)
-            plan = ExcitationPlan(trajectory, q_now, self.limits.reordered(names),
+            stages = (requested.stages(held=q_now) if isinstance(requested, JointwiseExperiment)
+                      else [requested])
+            plan = ExcitationPlan(stages, q_now, self.limits.reordered(names),
                                   request.periods or None)
             if request.record:
                 result.bag_path = await self._start_recording(request.experiment
-                                                              or trajectory.name)
+                                                              or requested.name)
         except (IdentError, RuntimeError) as exc:
             self.get_logger().error(f'excitation refused: {exc}')
             goal_handle.abort()
@@ -199,12 +212,10 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.motion = Motion(plan, start_ns)
         self.sent_until = -np.inf
         self.done = Future()
-        self.description.publish(trajectory_to_msg(
-            trajectory, Time(nanoseconds=start_ns + int(plan.excite_start * 1e9)).to_msg(),
-            plan.periods))
-        self.get_logger().info(
-            f'running {trajectory.name!r}: approach {plan.approach.duration:.2f} s, '
-            f'{plan.periods} x {trajectory.period:g} s, stop {plan.stop.duration:.2f} s')
+        self.stage_times = plan.stage_times
+        self.described = 0
+        self._describe_stages(0.0)
+        self.get_logger().info(f'running {requested.name!r}: {plan_summary(plan, requested)}')
         self._tick()
         stopped = await self.done
         if request.record:
@@ -222,9 +233,23 @@ class ExcitationNode(lifecycle.GracefulNode):
             goal_handle.succeed()
         return result
 
-    def _requested_trajectory(self, request) -> FourierTrajectory:
+    def _describe_stages(self, t: float) -> None:
+        """Publish the ``ExcitationTrajectory`` of every stage whose transition has begun by
+        plan time ``t`` (the first stage's at once), unless the motion is stopping."""
+        plan = self.motion.plan
+        while self.described < len(plan.stages) and self.motion.stop is None:
+            k = self.described
+            begins, start, count = self.stage_times[k]
+            if t < begins:
+                return
+            self.description.publish(trajectory_to_msg(
+                plan.stages[k], Time(nanoseconds=self.motion.start_ns + int(start * 1e9)).to_msg(),
+                count, stage=k + 1, stages=len(plan.stages)))
+            self.described += 1
+
+    def _requested_trajectory(self, request) -> FourierTrajectory | JointwiseExperiment:
         if request.trajectory_file:
-            return load_trajectory(request.trajectory_file)
+            return load_experiment(request.trajectory_file)
         if request.trajectory.joint_names:
             return trajectory_from_msg(request.trajectory)
         if self.optimized is None:
@@ -334,12 +359,14 @@ class ExcitationNode(lifecycle.GracefulNode):
             return
         if self.sent_until < end:
             self._send(t + LEAD / 2, t + self.p.horizon)
+        self._describe_stages(t)
         if self.goal is not None and self.goal.is_active:
-            phase, progress, period = self.motion.plan.phase(t)
+            phase, _progress, period = self.motion.plan.phase(t)
             if self.motion.stop is not None and t >= self.motion.stop_at:
                 phase = 'stop'
             self.goal.publish_feedback(RunExcitation.Feedback(
-                phase=phase, progress=float(min(max(t / end, 0.0), 1.0)), period=period))
+                phase=phase, progress=float(min(max(t / end, 0.0), 1.0)), period=period,
+                stage=current_stage(self.stage_times, t)))
 
     def _send(self, t_from: float, t_to: float) -> None:
         """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""
@@ -425,6 +452,54 @@ def optimizer_settings(config: ExcitationConfig, acceleration, margin: float, ob
                                    margin=max(config.limits.margin, margin))
     return config.updated(limits=limits, objective=objective or None,
                           harmonics=int(harmonics) or None, period=float(period) or None)
+
+
+def current_stage(times: list[StageTime], t: float) -> int:
+    """The stage (1-based) running at plan time ``t``; 0 before the first period begins.
+
+    Parameters
+    ----------
+    times : list of StageTime
+        ``ExcitationPlan.stage_times``.
+    t : float
+        Plan time [s].
+
+    Returns
+    -------
+    int
+        The last stage whose first period has begun (during a transition, the stage before it).
+    """
+    return sum(1 for _begins, start, _count in times if t >= start)
+
+
+def plan_summary(plan: ExcitationPlan, requested: FourierTrajectory | JointwiseExperiment) -> str:
+    """One line on what a plan runs: approach, periods of every stage, transitions, stop.
+
+    Parameters
+    ----------
+    plan : ExcitationPlan
+        The plan.
+    requested : FourierTrajectory or JointwiseExperiment
+        What the goal asked for.
+
+    Returns
+    -------
+    str
+        E.g. ``approach 1.20 s, 4 x 5 s, stop 0.80 s, 22.00 s in all`` or, for a joint-wise
+        experiment, ``joint-wise on joint4 (others held): approach 1.20 s, 3 x 1 s + 2 x 2 s
+        (transitions 0.60 s), stop 0.50 s, 10.30 s in all``.
+    """
+    times = plan.stage_times
+    runs = ' + '.join(f'{timing.periods} x {stage.period:g} s'
+                      for stage, timing in zip(plan.stages, times))
+    running = sum(timing.periods * stage.period for stage, timing in zip(plan.stages, times))
+    transitions = plan.stop_start - plan.excite_start - running
+    text = (f'approach {plan.approach.duration:.2f} s, {runs}'
+            + (f' (transitions {transitions:.2f} s)' if len(plan.stages) > 1 else '')
+            + f', stop {plan.stop.duration:.2f} s, {plan.duration:.2f} s in all')
+    if isinstance(requested, JointwiseExperiment):
+        text = f'joint-wise on {requested.joint} (others held): {text}'
+    return text
 
 
 def _name(text: str) -> str:

@@ -14,6 +14,16 @@ publishes the selected estimate on ``~/payload`` (ident_msgs/Payload) and RViz m
 ``~/payload_markers`` (visualization_msgs/MarkerArray: centre of mass and equivalent-inertia box
 in the link that carries the payload), both transient local.
 
+Service ``~/identify_friction`` (ident_msgs/srv/IdentifyFriction): identifies joint friction
+models on their own (``ident_core.friction``: Coulomb–viscous up to the improved Stribeck model,
+by least squares, the GA and/or the SA-GA) from bags, best joint-wise experiments (a
+``RunExcitation`` goal with a joint-wise file per joint), after subtracting the rigid-body torque
+of an identified model (RESULT.yaml) or of the URDF; compares the models on validation bags,
+writes FRICTION.yaml (by default ``<first bag>.friction.yaml``) and publishes the selected model
+of every joint on ``~/friction`` (ident_msgs/FrictionResult, transient local). Friction uses the
+whole recording, not only the described excitation: friction needs motion, not periodicity
+(standstills are left out per joint), and a joint-wise experiment has one description per stage.
+
 Identifications run in a worker thread: the node keeps answering while it works; one
 identification (of either kind) runs at a time, later requests wait their turn. On
 SIGINT/SIGTERM the identification that runs is finished, none is started.
@@ -34,16 +44,26 @@ from ident_core.data.readers import excitation_window
 from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.friction.fit import OPTIMIZERS as FRICTION_OPTIMIZERS
+from ident_core.friction.identify import FrictionConfig, identify_friction
+from ident_core.friction.models import FRICTION_MODELS, PAPER_MODELS
+from ident_core.friction.results import friction_file, write_friction
+from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.robot import load_robot
 from ident_core.payload.frame import payload_frame
 from ident_core.payload.geometry import frame_in_link
 from ident_core.payload.identify import PayloadIdentification, identify_payload
 from ident_core.payload.methods import PayloadConfig
 from ident_core.payload.results import PayloadData, payload_file, write_payload
-from ident_msgs.msg import IdentifiedParameters, Payload, RecordingInfo
-from ident_msgs.srv import IdentifyPayload, IdentifyRecording
+from ident_msgs.msg import FrictionResult, IdentifiedParameters, Payload, RecordingInfo
+from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import parameters_msg, payload_markers, payload_msg
+from ident_ros.conversions import (
+    friction_result_msg,
+    parameters_msg,
+    payload_markers,
+    payload_msg,
+)
 from ident_ros.parameters import UrdfFile, declare_parameters
 from ident_ros.worker import failure_message, in_thread
 
@@ -92,9 +112,9 @@ class IdentificationNodeParameters(IdentificationConfig):
 
 
 class IdentificationNode(lifecycle.GracefulNode):
-    """The ``identification_node``: ``~/identify``, ``~/identify_payload`` and, with
-    ``auto_identify``, every bag the recorder closes (module docstring). ``InputError`` for bad
-    parameters or URDF."""
+    """The ``identification_node``: ``~/identify``, ``~/identify_payload``,
+    ``~/identify_friction`` and, with ``auto_identify``, every bag the recorder closes (module
+    docstring). ``InputError`` for bad parameters or URDF."""
 
     def __init__(self, **kwargs):
         super().__init__('identification_node', **kwargs)
@@ -104,6 +124,10 @@ class IdentificationNode(lifecycle.GracefulNode):
             IdentificationConfig.model_fields)))
         self.payload_config = PayloadConfig(**{**self.config.model_dump(),
                                                'reversal_window': p.payload_reversal_window})
+        # the friction settings are the core's defaults; the recorded velocity is used or not as
+        # for identification (a property of the recordings)
+        self.friction_config = FrictionConfig(
+            use_recorded_velocity=self.config.use_recorded_velocity)
         self.robot = load_robot(p.urdf_file)
         if p.payload_frame:
             payload_frame(self.robot, p.payload_frame)          # an unknown frame fails here
@@ -115,9 +139,13 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.payload_publisher = self.create_publisher(Payload, '~/payload', qos.LATCHED_QOS)
         self.marker_publisher = self.create_publisher(MarkerArray, '~/payload_markers',
                                                       qos.LATCHED_QOS)
+        self.friction_publisher = self.create_publisher(FrictionResult, '~/friction',
+                                                        qos.LATCHED_QOS)
         self.create_service(IdentifyRecording, '~/identify', self._on_identify,
                             callback_group=self.group)
         self.create_service(IdentifyPayload, '~/identify_payload', self._on_identify_payload,
+                            callback_group=self.group)
+        self.create_service(IdentifyFriction, '~/identify_friction', self._on_identify_friction,
                             callback_group=self.group)
         if p.auto_identify:
             self.create_subscription(RecordingInfo, p.recordings_topic, self._on_recording,
@@ -162,12 +190,13 @@ class IdentificationNode(lifecycle.GracefulNode):
         write_result(path, result)
         return path.resolve(), result.model_dump()
 
-    def _load(self, bag: str):
-        """The JointState recording of ``bag``, cut to its periodic excitation when the bag
-        holds an ExcitationTrajectory description (approach, stop and rest are left out)."""
+    def _load(self, bag: str, periodic_only: bool = True):
+        """The JointState recording of ``bag``; with ``periodic_only`` (and parameter
+        ``excitation_window_only``) cut to its periodic excitation when the bag holds an
+        ExcitationTrajectory description (approach, stop and rest are left out)."""
         p = self.p
         window = excitation_window(Path(bag), p.excitation_topic) \
-            if p.excitation_window_only else None
+            if p.excitation_window_only and periodic_only else None
         return load_bag(bag, p.joint_states_topic, window=window)[0]
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
@@ -214,6 +243,55 @@ class IdentificationNode(lifecycle.GracefulNode):
         path = Path(request.result_path or str(Path(loaded_bags[0])) + '.payload.yaml')
         write_payload(path, payload_file(self.robot, result, PayloadData(
             unloaded=unloaded_bags, loaded=loaded_bags, model=request.model_path or None)))
+        return path.resolve(), result
+
+    def identify_friction(self, request: IdentifyFriction.Request) -> tuple:
+        """Identify joint friction as a request asks and write FRICTION.yaml (any thread).
+
+        Parameters
+        ----------
+        request : ident_msgs.srv.IdentifyFriction.Request
+            Bags (whole recordings), RESULT.yaml (empty: the URDF's rigid-body model), joints
+            (empty: every joint that moves), friction model and optimiser (empty:
+            improved-stribeck by lsq; ``all``: ``PAPER_MODELS``, every optimiser), validation
+            bags and FRICTION.yaml path (empty: ``<first bag>.friction.yaml``).
+
+        Returns
+        -------
+        path : Path
+            The friction file.
+        identification : FrictionIdentification
+            Every fit and the selected model per joint.
+
+        Raises
+        ------
+        IdentError
+            For a bad request, recording or model (no bag, unknown model, optimiser or joint, a
+            joint that never moves; the message names it), or a model no optimiser could fit.
+        """
+        bags = list(request.bag_paths)
+        if not bags:
+            raise InputError('bag_paths: give at least one recording')
+        models = _choice('friction_model', request.friction_model, FRICTION_MODELS,
+                         'improved-stribeck', PAPER_MODELS)
+        optimizers = _choice('optimizer', request.optimizer, FRICTION_OPTIMIZERS, 'lsq',
+                             FRICTION_OPTIMIZERS)
+        if request.model_path:
+            rigid = RigidBodyModel.from_identified(
+                read_result(request.model_path, urdf=self.p.urdf_file), request.model_path)
+        else:
+            rigid = RigidBodyModel.from_urdf(self.robot)
+        validation_bags = list(request.validation_bag_paths)
+        result = identify_friction(
+            self.robot, [self._load(b, periodic_only=False) for b in bags], rigid,
+            joints=list(request.joints) or None, models=models, optimizers=optimizers,
+            config=self.friction_config,
+            validation=[self._load(b, periodic_only=False) for b in validation_bags],
+            progress=lambda line: self.get_logger().info(f'fitting friction of {line}'))
+        for key, why in result.failures.items():
+            self.get_logger().warning(f'friction fit {key}: {why}')
+        path = Path(request.result_path or str(Path(bags[0])) + '.friction.yaml')
+        write_friction(path, friction_file(result, self.friction_config))
         return path.resolve(), result
 
     async def _one_at_a_time(self, function, *args, name: str):
@@ -276,6 +354,24 @@ class IdentificationNode(lifecycle.GracefulNode):
             self.get_logger().error(f'payload identification failed: {response.message}')
         return response
 
+    async def _on_identify_friction(self, request, response):
+        try:
+            path, result = await self._one_at_a_time(self.identify_friction, request,
+                                                     name='friction identification')
+            msg = friction_result_msg(result, self.get_clock().now().to_msg())
+            self.friction_publisher.publish(msg)
+            response.selected = msg.joints
+            response.result_path = str(path)
+            response.success = True
+            response.message = '; '.join(
+                f'{j.joint}: {j.model} by {j.optimizer}, rms {j.rms:.3g} N·m' for j in msg.joints) \
+                + (f' ({len(result.failures)} fit(s) failed)' if result.failures else '')
+            self.get_logger().info(f'friction identified: {response.message}, result {path}')
+        except Exception as exc:
+            response.success, response.message = False, failure_message(exc)
+            self.get_logger().error(f'friction identification failed: {response.message}')
+        return response
+
     def _publish_payload(self, result: PayloadIdentification, response) -> None:
         """Fill the response's messages; publish the selected estimate and its markers."""
         stamp = self.get_clock().now().to_msg()
@@ -299,6 +395,19 @@ class IdentificationNode(lifecycle.GracefulNode):
         start no other."""
         if not self.busy:
             self.finished = True
+
+
+def _choice(field: str, value: str, names: tuple, default: str, every: tuple) -> tuple:
+    """The names a request field asks for: ``''`` the default, ``'all'`` every one of
+    ``every``; ``InputError`` naming the field for anything not in ``names``."""
+    if not value:
+        return (default,)
+    if value == 'all':
+        return tuple(every)
+    if value not in names:
+        raise InputError(f'{field} {value!r} unknown (choose from {", ".join(names)}, all; '
+                         f'empty: {default})')
+    return (value,)
 
 
 def main(args=None):

@@ -55,7 +55,7 @@ def excitation(typestore) -> bytes:
                                         frame_id=''),
         name='fourier_a', joint_names=list(JOINTS), wf=0.1 * np.pi, harmonics=2,
         q0=np.zeros(6), a=np.arange(12, dtype=float), b=-np.arange(12, dtype=float),
-        period=20.0, periods=3)
+        period=20.0, periods=3, stage=1, stages=1)
     return bytes(typestore.serialize_cdr(msg, 'ident_msgs/msg/ExcitationTrajectory'))
 
 

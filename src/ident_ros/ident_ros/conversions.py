@@ -10,9 +10,18 @@ from geometry_msgs.msg import Inertia
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ident_core.excitation.fourier import FourierTrajectory, trajectory_from_dict
+from ident_core.friction.fit import FrictionFit
+from ident_core.friction.identify import FrictionIdentification
+from ident_core.friction.models import parameter_names
 from ident_core.payload.geometry import equivalent_box
 from ident_core.payload.parameters import PayloadEstimate
-from ident_msgs.msg import ExcitationTrajectory, IdentifiedParameters, Payload
+from ident_msgs.msg import (
+    ExcitationTrajectory,
+    FrictionParameters,
+    FrictionResult,
+    IdentifiedParameters,
+    Payload,
+)
 
 #: Namespace and ids of the payload markers: each result replaces the markers of the last one.
 PAYLOAD_MARKER_NAMESPACE = 'payload'
@@ -24,18 +33,20 @@ COM_MARKER_DIAMETER = 0.02
 MIN_BOX_SIDE = 1e-3
 
 
-def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time,
-                      periods: int) -> ExcitationTrajectory:
+def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time, periods: int,
+                      stage: int = 1, stages: int = 1) -> ExcitationTrajectory:
     """The message describing a trajectory run for some periods.
 
     Parameters
     ----------
     trajectory : FourierTrajectory
-        The trajectory.
+        The trajectory (of a multi-stage excitation: one stage).
     stamp : builtin_interfaces.msg.Time
         Start of the first period (t = 0 of the series).
     periods : int
         Periods run.
+    stage, stages : int
+        Stage (1-based) of a multi-stage excitation and the number of stages.
 
     Returns
     -------
@@ -52,6 +63,7 @@ def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time,
     msg.b = [float(x) for x in trajectory.b.ravel()]
     msg.period = float(trajectory.period)
     msg.periods = int(periods)
+    msg.stage, msg.stages = int(stage), int(stages)
     return msg
 
 
@@ -124,6 +136,53 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
     msg.relative_error_percent = float(source['relative_error_percent'])
     msg.estimator = result['config']['estimator']
     msg.samples = int(ident['samples'])
+    return msg
+
+
+def friction_msg(fit: FrictionFit) -> FrictionParameters:
+    """The ``FrictionParameters`` message of one joint's friction fit.
+
+    Parameters
+    ----------
+    fit : FrictionFit
+        A friction model of one actuator (``fit.actuator``, its joint name) fitted by one
+        optimiser: every parameter of the model, the standard deviations of the fitted ones.
+
+    Returns
+    -------
+    ident_msgs.msg.FrictionParameters
+        Parameters in the display order of ``friction.models.parameter_names`` (fc, fs, vs,
+        delta, fv, offset, v_l as the model has them) [N·m, rad/s, N·m·s/rad; prismatic joints
+        N, m/s, N·s/m]; standard deviation NaN for a parameter held fixed.
+    """
+    names = parameter_names(fit.model)
+    return FrictionParameters(
+        joint=fit.actuator, model=fit.model, optimizer=fit.optimizer,
+        parameter_names=list(names), values=[float(fit.parameters[n]) for n in names],
+        std=[float(fit.std.get(n, math.nan)) for n in names], rss=float(fit.rss),
+        rms=float(fit.rms), samples=int(fit.samples), warnings=[str(w) for w in fit.warnings])
+
+
+def friction_result_msg(result: FrictionIdentification, stamp: Time) -> FrictionResult:
+    """The ``FrictionResult`` message of a friction identification: the selected model of
+    every joint identified.
+
+    Parameters
+    ----------
+    result : FrictionIdentification
+        The identification (``selected``: one fit per joint).
+    stamp : builtin_interfaces.msg.Time
+        Header stamp (time of the identification).
+
+    Returns
+    -------
+    ident_msgs.msg.FrictionResult
+        One ``FrictionParameters`` per joint (``friction_msg``), in the robot's joint order.
+    """
+    msg = FrictionResult(rigid_body_model=result.rigid_source)
+    msg.header.stamp = stamp
+    msg.joints = [friction_msg(result.selected[j]) for j in result.robot.joint_names
+                  if j in result.selected]
     return msg
 
 

@@ -1,6 +1,7 @@
 """Message conversions of ident_ros without DDS."""
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pinocchio as pin
@@ -10,10 +11,14 @@ from visualization_msgs.msg import Marker
 
 from ident_core.errors import InputError
 from ident_core.excitation.fourier import load_trajectory
+from ident_core.friction.fit import FrictionFit
+from ident_core.friction.models import friction_torque
 from ident_core.payload.parameters import PayloadEstimate
 from ident_ros.conversions import (
     BOX_MARKER_ID,
     COM_MARKER_ID,
+    friction_msg,
+    friction_result_msg,
     parameters_msg,
     payload_markers,
     payload_msg,
@@ -33,6 +38,15 @@ def test_excitation_trajectory_round_trip():
     assert back.joint_names == trajectory.joint_names
     assert np.array_equal(back.a, trajectory.a) and np.array_equal(back.b, trajectory.b)
     assert back.period == pytest.approx(5.0) and back.periods == 3
+
+
+def test_stage_of_a_multi_stage_excitation():
+    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    single = trajectory_to_msg(trajectory, Time(), periods=1)
+    assert (single.stage, single.stages) == (1, 1)
+    second = trajectory_to_msg(trajectory, Time(sec=30), periods=2, stage=2, stages=3)
+    assert (second.stage, second.stages, second.periods) == (2, 3, 2)
+    assert trajectory_from_msg(second).joint_names == trajectory.joint_names
 
 
 def test_inconsistent_message_is_refused():
@@ -60,6 +74,45 @@ def test_parameters_message_from_result():
     assert msg.coulomb_friction[0] == 0.5 and math.isnan(msg.coulomb_friction[1])
     assert math.isnan(msg.rotor_inertia[0]) and msg.rotor_inertia[1] == 0.03
     assert list(msg.rmse) == [0.1, 0.2] and msg.relative_error_percent == 1.5
+
+
+def _friction_fit(actuator='joint4', model='improved-stribeck', optimizer='lsq'):
+    """A fit with every parameter of the model and delta held fixed (no standard deviation)."""
+    parameters = {'fc': 1.0, 'fs': 1.6, 'vs': 0.1, 'delta': 2.0, 'fv': 0.5, 'offset': 0.08,
+                  'v_l': 0.02}
+    std = {k: 0.01 * v for k, v in parameters.items() if k != 'delta'}
+    return FrictionFit(actuator, model, optimizer, parameters, std, rss=0.25, rms=0.005,
+                       samples=10000, seconds=0.2, evaluations=30,
+                       warnings=['v_l not determined: only 15 samples inside |u| < v_l'])
+
+
+def test_friction_message_of_a_fit_in_display_order_with_nan_for_fixed():
+    fit = _friction_fit()
+    msg = friction_msg(fit)
+    assert (msg.joint, msg.model, msg.optimizer) == ('joint4', 'improved-stribeck', 'lsq')
+    assert list(msg.parameter_names) == ['fc', 'fs', 'vs', 'delta', 'fv', 'offset', 'v_l']
+    assert list(msg.values) == [fit.parameters[n] for n in msg.parameter_names]
+    std = dict(zip(msg.parameter_names, msg.std))
+    assert math.isnan(std['delta']) and std['fs'] == pytest.approx(0.016)
+    assert (msg.rss, msg.rms, msg.samples) == (0.25, 0.005, 10000)
+    assert list(msg.warnings) == fit.warnings
+    # the values give back the model's torque
+    u = np.linspace(-1, 1, 41)
+    np.testing.assert_allclose(
+        friction_torque(msg.model, u, dict(zip(msg.parameter_names, msg.values)))[0],
+        fit.torque(u))
+    plain = friction_msg(_friction_fit(model='coulomb-viscous', optimizer='ga'))
+    assert list(plain.parameter_names) == ['fc', 'fv'] and plain.optimizer == 'ga'
+
+
+def test_friction_result_lists_the_selected_fits_in_joint_order():
+    result = SimpleNamespace(
+        robot=SimpleNamespace(joint_names=['joint1', 'joint2', 'joint3', 'joint4']),
+        rigid_source='RESULT.yaml',
+        selected={'joint4': _friction_fit('joint4'), 'joint2': _friction_fit('joint2')})
+    msg = friction_result_msg(result, Time(sec=7))
+    assert msg.header.stamp.sec == 7 and msg.rigid_body_model == 'RESULT.yaml'
+    assert [j.joint for j in msg.joints] == ['joint2', 'joint4']
 
 
 # A homogeneous 2 kg box of sides 0.1 × 0.2 × 0.3 m, turned about an oblique axis, its centre

@@ -10,6 +10,7 @@ is checked against the joint limits before anything moves.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,6 +46,25 @@ def period_violations(trajectory: FourierTrajectory, limits: JointLimits) -> lis
     return limits.reordered(list(trajectory.joint_names)).violations(t, *trajectory.evaluate(t))
 
 
+class StageTime(NamedTuple):
+    """When a stage of a plan runs (plan times [s]).
+
+    Parameters
+    ----------
+    begins : float
+        The motion into the stage begins: 0 for the first (the approach), else the end of the
+        previous stage, where the transition starts.
+    start : float
+        Its first period starts.
+    periods : int
+        Periods it runs.
+    """
+
+    begins: float
+    start: float
+    periods: int
+
+
 class ExcitationPlan:
     """The whole excitation motion in the trajectory's joint order; time 0 is the start of the
     approach.
@@ -74,6 +94,8 @@ class ExcitationPlan:
         Periods of all stages together.
     approach, stop : Segment
         The approach from rest and the final stop.
+    stage_times : list of StageTime
+        Per stage: when the motion into it begins, when its first period starts, its periods.
     excite_start, stop_start, duration : float
         Plan times of the first period, of the stop and of the end [s].
 
@@ -104,8 +126,9 @@ class ExcitationPlan:
         starts = [tuple(x[0] for x in stage.evaluate(0.0)) for stage in stages]
         self.approach = approach_segment(q_start, starts[0], limits)
         t = self.excite_start = self.approach.duration
-        self._starts, self._pieces, self._stage_times = [0.0], [self.approach.evaluate], []
+        self._starts, self._pieces, self.stage_times = [0.0], [self.approach.evaluate], []
         for k, (stage, count) in enumerate(zip(stages, counts)):
+            begins = t if k else 0.0
             if k:
                 transition = transition_segment(starts[k - 1], starts[k], limits)
                 self._starts.append(t)
@@ -113,7 +136,7 @@ class ExcitationPlan:
                 t += transition.duration
             self._starts.append(t)
             self._pieces.append(stage.evaluate)
-            self._stage_times.append((t, stage.period, count, sum(counts[:k])))
+            self.stage_times.append(StageTime(begins, t, count))
             t += count * stage.period
         self.stop = stop_segment(starts[-1], limits)
         self.stop_start = t
@@ -156,10 +179,12 @@ class ExcitationPlan:
             return 'approach', progress, 0
         if t >= self.stop_start:
             return 'stop', progress, self.periods
-        period = 1
-        for start, length, count, before in self._stage_times:
-            if t >= start:
-                period = before + min(int((t - start) // length) + 1, count)
+        period, before = 1, 0
+        for stage, timing in zip(self.stages, self.stage_times):
+            if t >= timing.start:
+                period = before + min(int((t - timing.start) // stage.period) + 1,
+                                      timing.periods)
+            before += timing.periods
         return 'excite', progress, period
 
 

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..excitation.config import OBJECTIVES, default_config, load_excitation_config
 from ..excitation.constraints import Constraints
 from ..excitation.fourier import load_trajectory
-from ..excitation.jointwise import CosineSpec, design_jointwise
+from ..excitation.jointwise import FAST, SLOW, CosineSpec, design_jointwise
 from ..excitation.optimize import OPTIMIZERS, optimize_excitation
 from ..excitation.problem import ExcitationProblem
 from ..model.robot import load_robot
@@ -56,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--cosine-period', nargs=2, type=float, metavar=('FAST', 'SLOW'),
                    help='--jointwise: cosine periods, s')
     p.add_argument('--cosine-periods', nargs=2, type=int, metavar=('FAST', 'SLOW'),
-                   default=(3, 2), help='--jointwise: periods run of each cosine')
+                   default=(FAST[2], SLOW[2]), help='--jointwise: periods run of each cosine')
     p.add_argument('--out', metavar='TRAJ.yaml')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.set_defaults(run=_run)

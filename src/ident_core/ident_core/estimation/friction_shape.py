@@ -25,15 +25,18 @@ References
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from ..data.signal_processing import decimate_parallel, decimation_is_plain, lowpass
+from ..data.signal_processing import decimate_parallel
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
 from ..optim.evolution import SAGAConfig, minimize
 from .estimators import estimate
+from .identification import filtered_sharp_columns, kept_rows, sharp_columns
 
 #: Grid of vs as a fraction of each actuator's peak speed.
 VS_FRACTIONS = np.geomspace(0.003, 0.3, 12)
@@ -44,7 +47,7 @@ LOG_BOUNDS = {'vs': (np.log(1e-4), np.log(1.0)), 'v_l': (np.log(1e-5), np.log(0.
 
 
 def identify_friction_shape(regressor: Regressor, base: BaseParameters, processed: list,
-                            stacked, config) -> tuple[dict[str, np.ndarray], dict]:
+                            stacked, config) -> tuple[dict[str, np.ndarray], object, dict]:
     """The Stribeck shape of every actuator that minimises the projected residual.
 
     Parameters
@@ -64,6 +67,8 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
     -------
     shape : dict of str to (n,) ndarray
         ``vs``, ``delta``, ``v_l`` (improved model) per actuator.
+    stacked : StackedRegression
+        ``stacked`` with the Coulomb and Stribeck columns of that shape.
     statistics : dict
         ``friction_search`` (method, evaluations, residual before and after).
     """
@@ -85,7 +90,10 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
     stats = {'friction_search': {'method': config.friction_search,
                                  'evaluations': problem.evaluations,
                                  'residual_grid_start': before, 'residual_final': after}}
-    return problem.shape(x), stats
+    shape = problem.shape(x)
+    w = stacked.w.copy()
+    w[:, :, problem.sharp] = problem.columns(shape).reshape(w.shape[:2] + (-1,))
+    return shape, dataclasses.replace(stacked, w=w), stats
 
 
 class _ShapeProblem:
@@ -94,8 +102,7 @@ class _ShapeProblem:
     def __init__(self, regressor, base, processed, stacked, config):
         self.regressor, self.base, self.processed = regressor, base, processed
         self.config, self.factors = config, stacked.decimation
-        names = [regressor.names[c] for c in base.independent]
-        self.sharp = [i for i, name in enumerate(names) if name.startswith(('fc', 'fs'))]
+        self.sharp = sharp_columns(regressor, base)
         other = [i for i in range(base.count) if i not in self.sharp]
         first = estimate(stacked.w, stacked.tau, 'wls', base.names, mask=stacked.mask)
         self.weights = (stacked.mask / first.sigma_joint).reshape(-1)
@@ -139,27 +146,23 @@ class _ShapeProblem:
     def _project(self, v):
         return v - self.q @ (self.q.T @ v)
 
-    def _sharp_columns(self, shape) -> np.ndarray:
+    def columns(self, shape) -> np.ndarray:
+        """The Coulomb and Stribeck base columns of a shape, stacked like ``stack_processed``:
+        (rows × joints, k)."""
         reg = Regressor(self.regressor.robot, self.regressor.spec, self.regressor.transmission,
                         shape)
-        columns = self.base.independent[self.sharp] - reg.n_inertial
         parts = []
         for p, factor in zip(self.processed, self.factors):
             for a, b in p.spans():
-                cols = lowpass(reg.actuator_columns(p.qd[a:b], p.qdd[a:b])[:, :, columns],
-                               p.fs, p.cutoff_hz, p.order)
-                rows = np.arange(p.trim, b - a - p.trim)
-                plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
-                if plain:
-                    parts.append(cols[rows[::factor]])
-                else:
-                    parts.append(decimate_parallel([cols[rows]], factor, p.fs, p.cutoff_hz,
-                                                   p.order)[0])
-        return np.concatenate(parts).reshape(-1, len(columns))
+                kept, plain = kept_rows(p, b - a, factor)
+                cols = filtered_sharp_columns(reg, self.base, self.sharp, p, slice(a, b))[kept]
+                parts.append(cols if plain else decimate_parallel(
+                    [cols], factor, p.fs, p.cutoff_hz, p.order)[0])
+        return np.concatenate(parts).reshape(-1, len(self.sharp))
 
     def residual(self, x) -> np.ndarray:
         self.evaluations += 1
-        f = self._project(self._sharp_columns(self.shape(x)) * self.weights[:, None])
+        f = self._project(self.columns(self.shape(x)) * self.weights[:, None])
         solution, *_ = np.linalg.lstsq(f, self.y, rcond=None)
         return self.y - f @ solution
 

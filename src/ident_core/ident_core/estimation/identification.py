@@ -393,23 +393,86 @@ def regression_data(regressor: Regressor, base: BaseParameters, p: Processed,
 def _segment_regression(regressor, base, p: Processed, segment: slice, factor: int, payload):
     """``regression_data`` of one segment."""
     q, qd, qdd, tau = p.q[segment], p.qd[segment], p.qdd[segment], p.tau[segment]
-    rows = np.arange(p.trim, len(q) - p.trim)
-    plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
-    kept = rows[::factor] if plain else rows
+    kept, plain = kept_rows(p, len(q), factor)
     full = regressor.compute(q[kept], qd[kept], qdd[kept])
     w = full[:, :, base.independent]
     if payload is not None:
         w = np.concatenate([w, payload.regressor(full)], axis=2)
     tau = tau[kept]
-    coulomb = [i for i, c in enumerate(base.independent)
-               if regressor.names[c].startswith(SHARP_TERMS)]
-    if coulomb:
-        cols = base.independent[coulomb] - regressor.n_inertial
-        full = regressor.actuator_columns(qd, qdd)[:, :, cols]
-        w[:, :, coulomb] = lowpass(full, p.fs, p.cutoff_hz, p.order)[kept]
+    sharp = sharp_columns(regressor, base)
+    if sharp:
+        w[:, :, sharp] = filtered_sharp_columns(regressor, base, sharp, p, segment)[kept]
     if plain:
         return w, tau
     return tuple(decimate_parallel([w, tau], factor, p.fs, p.cutoff_hz, p.order))
+
+
+def kept_rows(p: Processed, length: int, factor: int) -> tuple[np.ndarray, bool]:
+    """The rows of a segment the regression keeps, before any decimation filter.
+
+    Parameters
+    ----------
+    p : Processed
+        Preprocessed data.
+    length : int
+        Rows of the segment.
+    factor : int
+        Decimation factor.
+
+    Returns
+    -------
+    kept : (M,) ndarray of int
+        Segment rows: every ``factor``-th of the trimmed ones when plain slicing decimates
+        (``decimation_is_plain``), else all trimmed ones (``decimate_parallel`` follows).
+    plain : bool
+        Whether slicing was the decimation.
+    """
+    rows = np.arange(p.trim, length - p.trim)
+    plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
+    return (rows[::factor] if plain else rows), plain
+
+
+def sharp_columns(regressor: Regressor, base: BaseParameters) -> list[int]:
+    """Base columns of the Coulomb and Stribeck terms (``SHARP_TERMS``).
+
+    Parameters
+    ----------
+    regressor : Regressor
+    base : BaseParameters
+
+    Returns
+    -------
+    list of int
+        Indices into the base parameters.
+    """
+    return [i for i, c in enumerate(base.independent)
+            if regressor.names[c].startswith(SHARP_TERMS)]
+
+
+def filtered_sharp_columns(regressor: Regressor, base: BaseParameters, sharp: list[int],
+                           p: Processed, segment: slice) -> np.ndarray:
+    """The sharp base columns of one segment, built from its motion and low-pass filtered like
+    the torques (parallel filtering).
+
+    Parameters
+    ----------
+    regressor : Regressor
+        With the friction shape to use.
+    base : BaseParameters
+    sharp : list of int
+        ``sharp_columns``.
+    p : Processed
+    segment : slice
+        Rows of one segment of ``p``.
+
+    Returns
+    -------
+    (M, n, len(sharp)) ndarray
+        Every row of the segment.
+    """
+    columns = base.independent[sharp] - regressor.n_inertial
+    full = regressor.actuator_columns(p.qd[segment], p.qdd[segment])[:, :, columns]
+    return lowpass(full, p.fs, p.cutoff_hz, p.order)
 
 
 @dataclass
@@ -546,9 +609,9 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     if config.spec.shape_terms:
         from .friction_shape import identify_friction_shape
 
-        shape, search = identify_friction_shape(regressor, base, processed, stacked, config)
+        shape, stacked, search = identify_friction_shape(regressor, base, processed, stacked,
+                                                         config)
         regressor = Regressor(robot, config.spec, transmission, shape)
-        stacked = stack_processed(regressor, base, processed, config)
     w, tau, mask = stacked.w, stacked.tau, stacked.mask
     try:
         est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)

@@ -197,31 +197,9 @@ class JointwiseExperiment:
         return write_atomic(path, dump_yaml(self.to_dict()))
 
 
-def load_jointwise(path: str | Path) -> JointwiseExperiment:
-    """Load a joint-wise experiment file.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    JointwiseExperiment
-
-    Raises
-    ------
-    InputError
-        If the file is missing, not YAML, or a field is missing or wrong (naming the file and
-        the field).
-    """
-    path = Path(path)
-    return jointwise_from_dict(read_yaml(path, 'joint-wise experiment'), str(path), path.stem)
-
-
 def jointwise_from_dict(data, source: str, default_name: str = 'jointwise') \
         -> JointwiseExperiment:
-    """Build an experiment from the content of a file (``load_jointwise``).
+    """Build an experiment from the content of a file (``load_experiment``).
 
     Parameters
     ----------
@@ -266,7 +244,8 @@ def load_experiment(path: str | Path) -> FourierTrajectory | JointwiseExperiment
     Raises
     ------
     InputError
-        As ``load_trajectory`` or ``load_jointwise``.
+        As ``load_trajectory``, or for a joint-wise file with a missing or wrong field (naming
+        the file and the field).
     """
     path = Path(path)
     data = read_yaml(path, 'excitation file')
@@ -362,13 +341,12 @@ def design_jointwise(constraints: Constraints, joint: str, hold=None,
     if hold is None:
         hold = np.clip(np.zeros(robot.n), limits.lower, limits.upper)
         hold[j] = (limits.lower[j] + limits.upper[j]) / 2
-    hold = np.asarray(hold, dtype=float)
-    if cosines is None:
-        cosines = default_cosines(limits.lower[j], limits.upper[j], limits.velocity[j],
-                                  limits.acceleration[j], hold[j] if hold.shape == (robot.n,)
-                                  else 0.0, periods)
-    experiment = JointwiseExperiment(joint, list(robot.joint_names), hold, cosines,
+    experiment = JointwiseExperiment(joint, list(robot.joint_names), hold, cosines or [],
                                      name or f'jointwise_{joint}')
+    if cosines is None:
+        experiment.cosines = default_cosines(limits.lower[j], limits.upper[j],
+                                             limits.velocity[j], limits.acceleration[j],
+                                             experiment.hold[j], periods)
     plan = ExcitationPlan(experiment.stages(), hold, limits)
     t = np.arange(0.0, plan.duration, CHECK_STEP * 10)
     motion = plan.sample(t)

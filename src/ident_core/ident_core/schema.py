@@ -17,6 +17,7 @@ import numpy as np
 import pydantic
 
 from .errors import InputError
+from .files import read_yaml
 
 
 def _rectangular(rows: list[list[float]]) -> list[list[float]]:
@@ -338,3 +339,34 @@ def checked_array(arr: np.ndarray, shape: tuple, field: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise InputError(f'field {field} contains NaN or inf')
     return arr
+
+
+def read_document(path: str | Path, model: type[pydantic.BaseModel], fmt: str, what: str):
+    """Read and validate a robot-ident YAML document with a ``format`` field.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    model : type of pydantic.BaseModel
+        Its schema.
+    fmt : str
+        The ``format`` it must declare, e.g. ``robot-ident/result/1``.
+    what : str
+        What it is, for messages ("result", "payload file", ...).
+
+    Returns
+    -------
+    pydantic.BaseModel
+        The validated document.
+
+    Raises
+    ------
+    InputError
+        If the file is missing, not YAML, of another format, or a field is missing or wrong
+        (naming the file and the field).
+    """
+    doc = read_yaml(path, f'{what} file' if not what.endswith('file') else what)
+    if not isinstance(doc, dict) or doc.get('format') != fmt:
+        raise InputError(f'{path}: not a robot-ident {what} (format: {fmt} expected)')
+    return parse(model, doc, path)

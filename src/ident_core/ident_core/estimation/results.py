@@ -32,12 +32,12 @@ import numpy as np
 import pydantic
 
 from ..errors import InputError
-from ..files import dump_yaml, read_yaml, write_atomic
+from ..files import dump_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
-from ..schema import Matrix, Schema, parse
+from ..schema import Matrix, Schema, read_document
 from .identification import IdentificationConfig, IdentifiedModel
 
 FORMAT = 'robot-ident/result/1'
@@ -472,10 +472,7 @@ def read_result_file(path: str | Path) -> ResultFile:
     InputError
         If the file is missing or not a valid result (naming the file and the field).
     """
-    doc = read_yaml(path, 'result file')
-    if not isinstance(doc, dict) or doc.get('format') != FORMAT:
-        raise InputError(f'{path}: not a robot-ident result (format: {FORMAT} expected)')
-    return parse(ResultFile, doc, path)
+    return read_document(path, ResultFile, FORMAT, 'result')
 
 
 def _plain(value):

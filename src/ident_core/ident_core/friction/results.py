@@ -25,10 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InputError
 from ..estimation.results import RobotSection, robot_section
-from ..files import dump_yaml, read_yaml, write_atomic
-from ..schema import Schema, parse
+from ..files import dump_yaml, write_atomic
+from ..schema import Schema, read_document
 from .fit import FrictionFit
 from .identify import FrictionConfig, FrictionIdentification
 from .models import FRICTION_MODELS
@@ -216,8 +215,4 @@ def read_friction(path: str | Path) -> FrictionFile:
     InputError
         If the file is missing or not a valid friction file (naming the field).
     """
-    doc = read_yaml(path, 'friction file')
-    if not isinstance(doc, dict) or doc.get('format') != FORMAT:
-        raise InputError(f'{path}: not a robot-ident friction file (format: {FORMAT} '
-                         'expected)')
-    return parse(FrictionFile, doc, path)
+    return read_document(path, FrictionFile, FORMAT, 'friction file')

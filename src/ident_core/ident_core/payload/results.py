@@ -23,11 +23,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from ..errors import InputError
 from ..estimation.results import RobotSection, robot_section
-from ..files import dump_yaml, read_yaml, write_atomic
+from ..files import dump_yaml, write_atomic
 from ..model.robot import RobotModel
-from ..schema import Matrix, Schema, parse
+from ..schema import Matrix, Schema, read_document
 from .identify import PayloadIdentification
 from .parameters import PayloadEstimate
 
@@ -234,7 +233,4 @@ def read_payload(path: str | Path) -> PayloadFile:
     InputError
         If the file is missing or not a valid payload file (naming the field).
     """
-    doc = read_yaml(path, 'payload file')
-    if not isinstance(doc, dict) or doc.get('format') != FORMAT:
-        raise InputError(f'{path}: not a robot-ident payload file (format: {FORMAT} expected)')
-    return parse(PayloadFile, doc, path)
+    return read_document(path, PayloadFile, FORMAT, 'payload file')

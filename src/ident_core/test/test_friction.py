@@ -254,3 +254,15 @@ def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
     np.testing.assert_allclose(back.friction_shape['v_l'], result.friction_shape['v_l'])
     assert validate(back, check).report()['relative_error_percent'] == pytest.approx(
         errors['improved-stribeck'], rel=1e-6)
+
+
+def test_simulator_friction_is_the_improved_model():
+    from ident_core.friction.models import Friction
+
+    p = {k: np.array([TABLE3_J1[k], 2 * TABLE3_J1[k]]) for k in TABLE3_J1}
+    p['delta'] = np.array([2.0, 1.4])
+    friction = Friction(p['fc'], p['fv'], p['offset'], p['v_l'], 'improved-stribeck', p['fs'],
+                        p['vs'], p['delta'])
+    qd = np.random.default_rng(3).uniform(-0.1, 0.1, (500, 2))
+    for got, want in zip(friction.torque(qd), friction_torque('improved-stribeck', qd, p)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)

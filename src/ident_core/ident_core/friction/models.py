@@ -351,7 +351,9 @@ class Friction:
         return {k: np.asarray(getattr(self, k), dtype=float) for k in ORDER}
 
     def torque(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Friction torque and its derivative with respect to velocity.
+        """Friction torque and its derivative with respect to velocity: ``friction_torque``
+        of the improved Stribeck model, written out for the simulator's inner loop (a few
+        joints, several calls per step).
 
         Parameters
         ----------
@@ -365,4 +367,14 @@ class Friction:
         dtau : (n,) or (N, n) ndarray
             ``d tau / d qd`` [N·m·s/rad or N·s/m].
         """
-        return friction_torque('improved-stribeck', qd, self.parameters)
+        speed = np.abs(qd)
+        sliding = np.maximum(speed, self.v_l)
+        ratio = sliding / self.vs
+        e = np.exp(-ratio ** self.delta)
+        level = self.fc + (self.fs - self.fc) * e
+        slope = -(self.fs - self.fc) * e * self.delta / self.vs * ratio ** (self.delta - 1)
+        outside = speed >= self.v_l
+        edge = level + self.fv * self.v_l
+        tau = np.where(outside, level * np.sign(qd) + self.fv * qd, edge * qd / self.v_l)
+        dtau = np.where(outside, slope + self.fv, edge / self.v_l)
+        return tau + self.offset, dtau

@@ -14,7 +14,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ident_core.data.datasets import DataWarning, load_dataset
-from ident_core.data.readers import read_joint_states
+from ident_core.data.readers import excitation_window, read_joint_states
 from ident_node.bag_recorder import (
     SUMMARY_FILE,
     BagRecorder,
@@ -48,14 +48,14 @@ def joint_state(typestore, stamp_ns: int, k: int) -> tuple[bytes, np.ndarray]:
     return bytes(typestore.serialize_cdr(msg, 'sensor_msgs/msg/JointState')), values
 
 
-def excitation(typestore) -> bytes:
+def excitation(typestore, sec=5, period=20.0, periods=3, stage=1, stages=1) -> bytes:
     T = typestore.types
     msg = T['ident_msgs/msg/ExcitationTrajectory'](
-        header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](sec=5, nanosec=7),
-                                        frame_id=''),
-        name='fourier_a', joint_names=list(JOINTS), wf=0.1 * np.pi, harmonics=2,
+        header=T['std_msgs/msg/Header'](
+            stamp=T['builtin_interfaces/msg/Time'](sec=sec, nanosec=7), frame_id=''),
+        name='fourier_a', joint_names=list(JOINTS), wf=2 * np.pi / period, harmonics=2,
         q0=np.zeros(6), a=np.arange(12, dtype=float), b=-np.arange(12, dtype=float),
-        period=20.0, periods=3, stage=1, stages=1)
+        period=period, periods=periods, stage=stage, stages=stages)
     return bytes(typestore.serialize_cdr(msg, 'ident_msgs/msg/ExcitationTrajectory'))
 
 
@@ -305,3 +305,18 @@ def test_bag_keeps_the_order_of_arrival(tmp_path, typestore):
     assert got == [('/joint_states', T0 + 10), ('/joint_states', T0 + 20),
                    ('/joint_states', T0 + 20), ('/joint_states', T0 + 30),
                    (EXCITATION_TOPIC, T0 + 30)]
+
+
+def test_excitation_window_spans_every_stage_of_the_last_experiment(tmp_path, typestore):
+    """A Fourier run, then a two-stage joint-wise experiment: the window is the second
+    experiment's, from its first stage's start to the end of its last stage."""
+    path = tmp_path / 'bags' / 'stages'
+    rec = BagRecorder(path, 'stages', excitation_topic=EXCITATION_TOPIC).open()
+    described = [(5, 20.0, 3, 1, 1), (100, 4.0, 3, 1, 2), (115, 12.0, 2, 2, 2)]
+    for sec, period, periods, stage, stages in described:
+        rec.write_excitation(excitation(typestore, sec, period, periods, stage, stages),
+                             sec * 10**9)
+    rec.close()
+    start, end = excitation_window(path, EXCITATION_TOPIC)
+    assert start == pytest.approx(100 + 7e-9)
+    assert end == pytest.approx(115 + 7e-9 + 24.0)

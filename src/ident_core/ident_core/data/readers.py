@@ -176,13 +176,16 @@ def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
     path : Path
         rosbag2 folder or file.
     topic : str
-        Topic of the ``ident_msgs/msg/ExcitationTrajectory`` messages (the last one counts).
+        Topic of the ``ident_msgs/msg/ExcitationTrajectory`` messages. The last experiment
+        counts; a multi-stage one (a joint-wise friction experiment) is described by one
+        message per stage, and its window spans all of them.
 
     Returns
     -------
     (float, float) or None
-        (start, end) in header-stamp time [s]: the message's stamp (start of the first period)
-        and stamp + periods × period; None if the bag holds no such message.
+        (start, end) in header-stamp time [s]: the stamp of the experiment's first stage
+        (start of its first period) and the last stage's stamp + periods × period; None if
+        the bag holds no such message.
 
     Raises
     ------
@@ -201,7 +204,9 @@ def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
             for conn, _t, raw in reader.messages(connections=conns):
                 msg = reader.deserialize(raw, conn.msgtype)
                 start = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
-                window = (start, start + msg.periods * msg.period)
+                if window is None or msg.stage <= 1:        # a new experiment begins
+                    window = (start, start)
+                window = (window[0], start + msg.periods * msg.period)
             return window
     except InputError:
         raise

@@ -249,6 +249,8 @@ def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
         errors[friction] = validate(result, check).report()['relative_error_percent']
     assert errors['improved-stribeck'] < 0.5 < 1.0 < errors['coulomb-viscous-offset']
     np.testing.assert_allclose(result.friction_shape['vs'], truth['vs'], rtol=0.1)
+    # the band stays inside the Stribeck region (a wider one left the fs column zero)
+    assert np.all(result.friction_shape['v_l'] <= result.friction_shape['vs'])
     path = write_result(tmp_path / 'RESULT.yaml', result_file(result, []))
     back = read_result(path)
     np.testing.assert_allclose(back.friction_shape['v_l'], result.friction_shape['v_l'])

@@ -1,5 +1,5 @@
 """The shape of Stribeck friction in whole-robot identification, by variable projection
-(separable least squares; Golub & Pereyra 1973; docs/methods.md §6).
+(separable least squares; Golub & Pereyra 1973; docs/methods.md §8).
 
 The regressor is linear in the inertial parameters and in ``fc, fs, fv, offset`` of every
 actuator once the shape ``vs, v_l`` (and ``delta``) of every actuator is fixed. For a given
@@ -11,8 +11,11 @@ residual that remains:
 with ``F(θ)`` the Coulomb and Stribeck columns (the only ones that depend on θ), ``P⊥`` the
 projection onto the complement of the other columns (factorised once) and the rows weighted by
 the joint deviations of a first WLS fit with the nominal shape. The search runs over
-``log θ``: a grid of ``vs`` (``v_l = 0.3 vs``) shared by all actuators, then either scipy's
-bounded ``least_squares`` on ``r`` or the SA-GA of ``optim.evolution`` on ``‖r‖²``.
+``log vs``, ``log(v_l / vs)`` and ``log delta``: a grid of ``vs`` (``v_l = 0.3 vs``) shared by
+all actuators, then either scipy's bounded ``least_squares`` on ``r`` or the SA-GA of
+``optim.evolution`` on ``‖r‖²``. The band stays inside the Stribeck region (``v_l <= vs``):
+a wider band would hold the whole Stribeck hump, leave the ``fs`` column zero and ``fs``
+undetermined.
 
 References
 ----------
@@ -41,8 +44,8 @@ from .identification import filtered_sharp_columns, kept_rows, sharp_columns
 #: Grid of vs as a fraction of each actuator's peak speed.
 VS_FRACTIONS = np.geomspace(0.003, 0.3, 12)
 V_L_RATIO = 0.3
-#: Bounds of log(vs / peak), log(v_l / peak), log(delta).
-LOG_BOUNDS = {'vs': (np.log(1e-4), np.log(1.0)), 'v_l': (np.log(1e-5), np.log(0.5)),
+#: Bounds of log(vs / peak speed), log(v_l / vs), log(delta).
+LOG_BOUNDS = {'vs': (np.log(1e-3), np.log(1.0)), 'v_l': (np.log(0.01), np.log(1.0)),
               'delta': (np.log(0.3), np.log(5.0))}
 
 
@@ -121,13 +124,15 @@ class _ShapeProblem:
     def bounds(self):
         lower, upper = [], []
         for t in self.terms:
-            offset = np.log(self.peak) if t != 'delta' else np.zeros(self.n)
+            offset = np.log(self.peak) if t == 'vs' else np.zeros(self.n)
             lower += list(LOG_BOUNDS[t][0] + offset)
             upper += list(LOG_BOUNDS[t][1] + offset)
         return np.array(lower), np.array(upper)
 
     def shape(self, x) -> dict[str, np.ndarray]:
         values = dict(zip(self.terms, np.exp(np.asarray(x)).reshape(len(self.terms), self.n)))
+        if 'v_l' in values:
+            values['v_l'] = values['v_l'] * values['vs']
         if 'delta' not in values:
             values['delta'] = np.full(self.n, float(self.config.stribeck_exponent))
         return {k: values[k] for k in self.regressor.spec.shape_terms}
@@ -135,7 +140,7 @@ class _ShapeProblem:
     def grid_start(self) -> np.ndarray:
         best = None
         for fraction in VS_FRACTIONS:
-            guess = {'vs': fraction * self.peak, 'v_l': V_L_RATIO * fraction * self.peak,
+            guess = {'vs': fraction * self.peak, 'v_l': np.full(self.n, V_L_RATIO),
                      'delta': np.full(self.n, 2.0)}
             x = np.log(np.concatenate([guess[t] for t in self.terms]))
             cost = self.cost(x)

@@ -1,6 +1,6 @@
 """``robot-ident friction``: identify friction models per joint from (joint-wise) recordings by
 least squares, the GA and the SA-GA, compare them on validation recordings, write FRICTION.yaml
-(stribeck_friction_sa_ga_2020; docs/methods.md §6).
+(stribeck_friction_sa_ga_2020; docs/methods.md §8).
 
     robot-ident friction (--model RESULT.yaml | --urdf URDF) --data D [D ...] [--joints J ...]
                          [--friction-model improved-stribeck|...|all] [--optimizer lsq|ga|sa-ga|all]

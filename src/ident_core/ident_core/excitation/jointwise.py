@@ -1,5 +1,5 @@
 """Joint-wise cosine experiments for friction identification (stribeck_friction_sa_ga_2020 §2.2,
-§4.3; docs/methods.md §6).
+§4.3; docs/methods.md §8).
 
 One joint moves, the others are held. The joint runs cosines ``q(t) = c − A cos(2π t / T)``
 (start at rest) of two amplitudes and periods one after the other: a fast one covers the high

@@ -1,6 +1,6 @@
 """Friction parameters of one actuator from its friction samples, by nonlinear least squares,
 the genetic algorithm or the simulated-annealing hybrid GA (stribeck_friction_sa_ga_2020 §2.2,
-§3; docs/methods.md §6).
+§3; docs/methods.md §8).
 
 The cost is the residual sum of squares (RSS) of the paper's eq. (15) between the measured
 friction torque and the model passed through the same low-pass (``FrictionSamples.filtered``).

@@ -1,6 +1,6 @@
 """Friction identification on its own, the procedure of stribeck_friction_sa_ga_2020: friction
 samples from (joint-wise) recordings, each model fitted by each optimiser per actuator, the
-models compared on validation recordings (its Tables 1, 3 and 4; docs/methods.md §6).
+models compared on validation recordings (its Tables 1, 3 and 4; docs/methods.md §8).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Joint friction models with analytic derivatives (docs/methods.md §6;
+"""Joint friction models with analytic derivatives (docs/methods.md §8;
 stribeck_friction_sa_ga_2020 eq. (5)–(7)).
 
     coulomb-viscous:         tau_f = fc sign(u) + fv u

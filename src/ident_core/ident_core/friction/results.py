@@ -1,5 +1,5 @@
 """FRICTION.yaml: friction identified on its own, per joint, model and optimiser
-(docs/methods.md §6).
+(docs/methods.md §8).
 
     format: robot-ident/friction/1
     robot: {urdf, urdf_sha256, joints, kinematics_sha256}

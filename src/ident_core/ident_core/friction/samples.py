@@ -1,5 +1,5 @@
 """Friction torque samples: measured torque minus the rigid-body torque of a known model
-(stribeck_friction_sa_ga_2020 eq. (4); docs/methods.md §6).
+(stribeck_friction_sa_ga_2020 eq. (4); docs/methods.md §8).
 
     tau_f = tau − [Y(q, qd, qdd) chi]_rigid body + rotor inertia
 

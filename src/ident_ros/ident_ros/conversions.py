@@ -109,7 +109,8 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
     Returns
     -------
     ident_msgs.msg.IdentifiedParameters
-        Friction and rotor inertia are NaN where the model has none or they are regrouped;
+        Friction (Stribeck shape included) and rotor inertia are NaN where the model has none
+        or they are regrouped;
         RMSE and relative error of the first validation, else of the identification fit.
     """
     msg = IdentifiedParameters()
@@ -123,8 +124,11 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
     msg.base_parameter_rel_std_percent = [float(p['rel_std_percent']) for p in params]
     actuators = result['actuators']
     nan = float('nan')
+    msg.friction_model = result['config']['friction']
     for field, key in (('viscous_friction', 'fv'), ('coulomb_friction', 'fc'),
-                       ('torque_offset', 'offset'), ('rotor_inertia', 'Ia')):
+                       ('torque_offset', 'offset'), ('rotor_inertia', 'Ia'),
+                       ('stribeck_static', 'fs'), ('stribeck_velocity', 'vs'),
+                       ('stribeck_exponent', 'delta'), ('reversal_band', 'v_l')):
         values = actuators.get(key) or [None] * len(msg.joint_names)
         setattr(msg, field, [nan if v is None else float(v) for v in values])
     ident = result['identification']

@@ -60,7 +60,7 @@ def test_inconsistent_message_is_refused():
 def test_parameters_message_from_result():
     result = {
         'robot': {'name': 'arm', 'joints': ['j1', 'j2']},
-        'config': {'estimator': 'wls'},
+        'config': {'estimator': 'wls', 'friction': 'coulomb-viscous-offset'},
         'base_parameters': [{'name': 'Izz1 + Ia1', 'value': 0.5, 'std': 0.01,
                              'rel_std_percent': 2.0}],
         'actuators': {'joints': ['j1', 'j2'], 'fv': [1.0, 2.0], 'fc': [0.5, None],
@@ -74,6 +74,28 @@ def test_parameters_message_from_result():
     assert msg.coulomb_friction[0] == 0.5 and math.isnan(msg.coulomb_friction[1])
     assert math.isnan(msg.rotor_inertia[0]) and msg.rotor_inertia[1] == 0.03
     assert list(msg.rmse) == [0.1, 0.2] and msg.relative_error_percent == 1.5
+    assert msg.friction_model == 'coulomb-viscous-offset'
+    assert all(math.isnan(v) for v in [*msg.stribeck_static, *msg.reversal_band])
+
+
+def test_parameters_message_carries_the_stribeck_shape():
+    result = {
+        'robot': {'name': 'arm', 'joints': ['j1', 'j2']},
+        'config': {'estimator': 'wls', 'friction': 'improved-stribeck'},
+        'base_parameters': [],
+        'actuators': {'joints': ['j1', 'j2'], 'fv': [1.0, 2.0], 'fc': [0.5, 0.6],
+                      'offset': [0.1, 0.2], 'fs': [0.9, 1.1], 'vs': [0.02, 0.03],
+                      'delta': [2.0, 2.0], 'v_l': [0.005, 0.01]},
+        'identification': {'condition_number': 12.5, 'samples': 100, 'residual_rms': [1, 2],
+                           'relative_error_percent': 3.0},
+        'validation': [],
+    }
+    msg = parameters_msg(result, Time(sec=1))
+    assert msg.friction_model == 'improved-stribeck'
+    assert list(msg.stribeck_static) == [0.9, 1.1]
+    assert list(msg.stribeck_velocity) == [0.02, 0.03]
+    assert list(msg.stribeck_exponent) == [2.0, 2.0]
+    assert list(msg.reversal_band) == [0.005, 0.01]
 
 
 def _friction_fit(actuator='joint4', model='improved-stribeck', optimizer='lsq'):

@@ -160,6 +160,17 @@ def test_vs_is_reported_undetermined_without_slow_motion(samples):
     assert any(w.startswith('v_l') or w.startswith('fs') for w in fit.warnings)
 
 
+def test_a_band_wider_than_vs_is_reported(samples):
+    from ident_core.friction.fit import undetermined
+
+    params = {**TABLE3_J1, 'v_l': 2 * TABLE3_J1['vs']}
+    std = {k: 1e-3 * abs(v) for k, v in params.items() if k != 'delta'}
+    warnings = undetermined(samples, 'improved-stribeck', params, std)
+    assert [w.split()[0] for w in warnings if 'wider than vs' in w] == ['fs', 'vs']
+    assert not any('wider' in w for w in undetermined(samples, 'improved-stribeck',
+                                                      TABLE3_J1, std))
+
+
 def test_identify_friction_writes_and_reads_the_file(arm, limits, tmp_path):
     dataset = jointwise_dataset(arm, limits)
     config = FrictionConfig(cutoff_hz=30.0)

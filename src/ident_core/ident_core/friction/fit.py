@@ -435,8 +435,9 @@ def undetermined(samples: FrictionSamples, model: str, params: dict, std: dict) 
     """Warnings naming the parameters the data do not determine.
 
     ``vs`` and ``delta`` need samples slower than ``3 vs`` (outside the linear band),
-    ``v_l`` samples inside ``|u| < v_l``; any parameter with a relative standard deviation
-    above ``POOR_STD_PERCENT`` is named too.
+    ``v_l`` samples inside ``|u| < v_l``; a band wider than ``vs`` holds the Stribeck hump, so
+    ``fs`` and ``vs`` are then named; any parameter with a relative standard deviation above
+    ``POOR_STD_PERCENT`` is named too.
 
     Parameters
     ----------
@@ -462,6 +463,10 @@ def undetermined(samples: FrictionSamples, model: str, params: dict, std: dict) 
             shaped = [k for k in ('vs', 'delta') if k in std]
             out += [f'{k} not determined: only {count} samples slower than 3·vs = '
                     f'{3 * params["vs"]:.4g} {UNITS["vs"]}' for k in shaped]
+    if 'v_l' in params and params['v_l'] > params['vs'] and 'vs' in std:
+        out += [f'{k} not determined: the linear band v_l = {params["v_l"]:.4g} is wider than '
+                f'vs = {params["vs"]:.4g} {UNITS["vs"]} and holds the Stribeck hump'
+                for k in ('fs', 'vs')]
     if 'v_l' in std:
         count = int(np.sum(speed < params['v_l']))
         if count < MIN_DETERMINING:

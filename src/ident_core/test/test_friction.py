@@ -171,6 +171,17 @@ def test_a_band_wider_than_vs_is_reported(samples):
                                                       TABLE3_J1, std))
 
 
+def test_search_box_is_never_empty(samples):
+    from ident_core.friction.fit import parameter_bounds, search_box
+
+    names = ('fc', 'fs', 'vs', 'fv')
+    start = {'fc': 0.0, 'fs': 0.0, 'vs': 10 * samples.peak_speed, 'fv': 1.0}
+    lower, upper = search_box(samples, names, start, 0.3)
+    bounds = parameter_bounds(samples, names, start)
+    assert np.all(lower < upper)
+    assert np.all(lower >= bounds[0]) and np.all(upper <= bounds[1])
+
+
 def test_identify_friction_writes_and_reads_the_file(arm, limits, tmp_path):
     dataset = jointwise_dataset(arm, limits)
     config = FrictionConfig(cutoff_hz=30.0)

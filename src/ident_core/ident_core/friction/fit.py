@@ -340,8 +340,8 @@ def search_box(samples: FrictionSamples, names, start: dict, span: float):
     scale = 0.05 * max(float(np.sqrt(np.mean(samples.tau[samples.used] ** 2))),
                        *(abs(start[k]) for k in ('fc', 'fs') if k in start))
     lo, hi = [], []
-    for k in names:
-        x = start[k]
+    for k, low, high in zip(names, lower, upper):
+        x = min(max(start[k], low), high)
         if k in SHAPE['improved-stribeck']:
             lo.append(x / (1 + 2 * span))
             hi.append(x * (1 + 2 * span))
@@ -349,7 +349,9 @@ def search_box(samples: FrictionSamples, names, start: dict, span: float):
             width = span * max(abs(x), scale / samples.peak_speed if k == 'fv' else scale)
             lo.append(x - width)
             hi.append(x + width)
-    return np.maximum(lo, lower), np.minimum(hi, upper)
+    lo, hi = np.maximum(lo, lower), np.minimum(hi, upper)
+    empty = lo >= hi                    # a start on a bound of a zero-width box: the bounds
+    return np.where(empty, lower, lo), np.where(empty, upper, hi)
 
 
 def fit_friction(samples: FrictionSamples, model: str, optimizer: str = 'lsq',

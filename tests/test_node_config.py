@@ -17,11 +17,18 @@ def _models():
     from ident_sim.sim_node import SimNodeParameters
     return {'excitation_node.yaml': ('excitation_node', ExcitationNodeParameters),
             'identification_node.yaml': ('identification_node', IdentificationNodeParameters),
-            'ident_sim.yaml': ('ident_sim', SimNodeParameters)}
+            'ident_sim.yaml': ('ident_sim', SimNodeParameters),
+            # make demo-friction
+            'excitation_node_friction.yaml': ('excitation_node', ExcitationNodeParameters),
+            'identification_node_friction.yaml': ('identification_node',
+                                                  IdentificationNodeParameters),
+            'ident_sim_friction.yaml': ('ident_sim', SimNodeParameters)}
 
 
 @pytest.mark.parametrize('file', ['excitation_node.yaml', 'identification_node.yaml',
-                                  'ident_sim.yaml'])
+                                  'ident_sim.yaml', 'excitation_node_friction.yaml',
+                                  'identification_node_friction.yaml',
+                                  'ident_sim_friction.yaml'])
 def test_config_holds_only_declared_parameters_that_differ_from_their_defaults(file):
     node, model = _models()[file]
     values = yaml.safe_load((CONFIG / file).read_text())[node]['ros__parameters']

@@ -23,6 +23,7 @@ setup(
             'sim_node = ident_sim.sim_node:main',
             'demo = ident_sim.demo:main',
             'payload_demo = ident_sim.payload_demo:main',
+            'friction_demo = ident_sim.friction_demo:main',
         ],
     },
 )

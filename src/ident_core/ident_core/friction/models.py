@@ -125,10 +125,10 @@ def _basis(model, u, shape, derivatives=True):
     speed = np.abs(u)
     shape = _shape(model, shape)
     if not derivatives:
-        e = np.exp(-(speed / shape['vs']) ** shape['delta'])
+        e = _gauss(speed, shape)
         cols = [sign * (1 - e), sign * e, u]
         if model == 'improved-stribeck':
-            el = np.exp(-(shape['v_l'] / shape['vs']) ** shape['delta'])
+            el = _gauss(shape['v_l'], shape)
             inside, line = speed < shape['v_l'], u / shape['v_l']
             cols = [np.where(inside, (1 - el) * line, cols[0]),
                     np.where(inside, el * line, cols[1]), u, one]

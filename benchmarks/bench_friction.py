@@ -41,11 +41,13 @@ from ident_core.excitation.constraints import Constraints
 from ident_core.excitation.fourier import FourierTrajectory
 from ident_core.excitation.jointwise import default_cosines, design_jointwise
 from ident_core.friction.identify import FrictionConfig, identify_friction, validation_rss
+from ident_core.friction.models import ORDER
 from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.robot import load_robot
 from ident_core.model.transmission import Transmission
 from ident_core.motion.plan import ExcitationPlan
 from ident_core.sim.config import SimulationConfig
+from ident_core.sim.evaluation import compare_friction, worst_errors
 from ident_core.sim.simulator import RobotSimulator
 from ident_core.threads import limit_blas_threads
 
@@ -178,26 +180,10 @@ def section_jointwise(quick):
                                optimizers=optimizers)
     print(f'\n1. joint-wise experiments, {sum(d.t[-1] for d in data):.0f} s simulated; '
           f'fits in {time.perf_counter() - t0:.0f} s')
-    names = ('fc', 'fs', 'vs', 'delta', 'fv', 'offset', 'v_l')
-    worst = {'linear': 0.0, 'shape': 0.0}
-    for j, joint in enumerate(robot.joint_names):
-        print(f'{joint} improved-stribeck' + ''.join(f'{n:>10}' for n in names)
-              + f'{"RSS":>11}{"time s":>8}')
-        print(f'{"truth":<26}' + ''.join(f'{TRUTH[n][j]:>10.4g}' for n in names))
-        for optimizer, fit in result.fits[joint]['improved-stribeck'].items():
-            p = fit.parameters
-            print(f'{optimizer:<26}' + ''.join(f'{p[n]:>10.4g}' for n in names)
-                  + f'{fit.rss:>11.4g}{fit.seconds:>8.1f}')
-            err = {n: abs(p[n] / TRUTH[n][j] - 1) * 100 for n in names}
-            worst['linear'] = max(worst['linear'], *(err[n] for n in ('fc', 'fs', 'fv')),
-                                  abs(p['offset'] - TRUTH['offset'][j])
-                                  / max(abs(TRUTH['offset'][j]), 1e-9) * 100)
-            worst['shape'] = max(worst['shape'], err['vs'], err['v_l'])
-            print(f'{"  error %":<26}' + ''.join(f'{err[n]:>10.2f}' for n in names))
-            for w in fit.warnings:
-                print(f'{"":<26}warning: {w}')
-    print(f'worst error: fc, fs, fv, offset {worst["linear"]:.2f} % (goal 2 %); vs, v_l '
-          f'{worst["shape"]:.2f} % (goal 10 %)')
+    truth = {joint: {n: TRUTH[n][j] for n in ORDER} for j, joint in enumerate(robot.joint_names)}
+    rows = compare_friction({joint: result.fits[joint]['improved-stribeck']
+                             for joint in robot.joint_names}, truth)
+    print_table(rows, truth)
     # 2. Table 4
     limits = constraints(robot).limits
     check, _ = run(robot, sim, [fourier(robot, limits, 2, seed=11, period=8.0,
@@ -213,6 +199,24 @@ def section_jointwise(quick):
         print(f'{joint:<10}{r["coulomb-viscous"]:>18.5g}{r["stribeck"]:>14.5g}'
               f'{r["improved-stribeck"]:>14.5g}{gain:>10.1f}%')
     print(f'smallest reduction {min(gains):.1f} % (goal >= 25 %; paper 17.7–33.6 %)')
+
+
+def print_table(rows, truth):
+    """Per joint, each optimiser's improved-Stribeck parameters and errors to the truth."""
+    for joint, by_optimizer in rows.items():
+        print(f'{joint} improved-stribeck' + ''.join(f'{n:>10}' for n in ORDER)
+              + f'{"RSS":>11}{"time s":>8}')
+        print(f'{"truth":<26}' + ''.join(f'{truth[joint][n]:>10.4g}' for n in ORDER))
+        for optimizer, row in by_optimizer.items():
+            print(f'{optimizer:<26}' + ''.join(f'{row["parameters"][n]:>10.4g}' for n in ORDER)
+                  + f'{row["rss"]:>11.4g}{row["seconds"]:>8.1f}')
+            print(f'{"  error %":<26}'
+                  + ''.join(f'{row["error_percent"][n]:>+10.2f}' for n in ORDER))
+            for w in row['warnings']:
+                print(f'{"":<26}warning: {w}')
+    worst = worst_errors(rows)
+    print(f'worst error: fc, fs, fv, offset {worst["linear"]["error"]:.2f} % (goal 2 %); '
+          f'vs, v_l {worst["shape"]["error"]:.2f} % (goal 10 %)')
 
 
 def section_whole_robot():

@@ -33,7 +33,12 @@ from ident_core.friction.models import ORDER
 from ident_core.friction.results import read_friction
 from ident_core.model.robot import load_robot
 from ident_core.schema import per_joint
-from ident_core.sim.evaluation import load_ground_truth
+from ident_core.sim.evaluation import (
+    GOAL_PARAMETERS,
+    compare_friction,
+    load_ground_truth,
+    worst_errors,
+)
 from ident_msgs.msg import RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyRecording
 from ident_ros import lifecycle, qos
@@ -45,8 +50,6 @@ MODEL = 'improved-stribeck'
 FAST = (0.4, 0.6, 3)
 #: Slow cosine: fraction of the room; periods (its peak speed is ``slow_speed``).
 SLOW_SHARE, SLOW_PERIODS = 0.1, 2
-#: The parameters held to each goal: the linear ones and the shape ones.
-LINEAR, SHAPE = ('fc', 'fs', 'fv', 'offset'), ('vs', 'v_l')
 
 
 class FrictionDemoParameters(DemoClientParameters):
@@ -295,67 +298,6 @@ def true_friction(ground_truth: dict) -> dict[str, dict[str, float]]:
             for j, joint in enumerate(joints)}
 
 
-def compare_friction(fits: dict, truth: dict) -> dict:
-    """Every optimiser's parameters of one model against the truth.
-
-    Parameters
-    ----------
-    fits : dict of str to dict of str to FitEntry
-        ``[joint][optimizer]``: the fits of FRICTION.yaml (``parameters``, ``rss``,
-        ``seconds``, ``warnings``).
-    truth : dict of str to dict of str to float
-        ``true_friction``.
-
-    Returns
-    -------
-    dict
-        ``[joint][optimizer]``: ``parameters``, ``error_percent`` (100 (value − true) / |true|
-        per parameter; NaN where the truth is 0), ``rss``, ``seconds``, ``warnings``.
-    """
-    out = {}
-    for joint, by_optimizer in fits.items():
-        true = truth[joint]
-        out[joint] = {}
-        for optimizer, fit in by_optimizer.items():
-            errors = {name: (100 * (value - true[name]) / abs(true[name])
-                             if true.get(name) else math.nan)
-                      for name, value in fit.parameters.items()}
-            out[joint][optimizer] = {'parameters': dict(fit.parameters),
-                                     'error_percent': errors, 'rss': float(fit.rss),
-                                     'seconds': float(fit.seconds),
-                                     'warnings': list(fit.warnings)}
-    return out
-
-
-def worst_errors(rows: dict) -> dict:
-    """The largest error of the linear and of the shape parameters over joints and optimisers.
-
-    Parameters
-    ----------
-    rows : dict
-        ``compare_friction``.
-
-    Returns
-    -------
-    dict
-        ``linear`` (fc, fs, fv, offset) and ``shape`` (vs, v_l): ``error`` (largest |error|,
-        %), ``joint``, ``optimizer``, ``parameter``; a NaN error counts as the largest.
-    """
-    out = {}
-    for kind, names in (('linear', LINEAR), ('shape', SHAPE)):
-        worst = {'error': -1.0, 'joint': None, 'optimizer': None, 'parameter': None}
-        for joint, by_optimizer in rows.items():
-            for optimizer, row in by_optimizer.items():
-                for name in names:
-                    error = abs(row['error_percent'].get(name, math.nan))
-                    error = math.inf if math.isnan(error) else error
-                    if error > worst['error']:
-                        worst = {'error': error, 'joint': joint, 'optimizer': optimizer,
-                                 'parameter': name}
-        out[kind] = worst
-    return out
-
-
 def optimizer_seconds(fits: dict) -> dict[str, float]:
     """Time of each optimiser over all joints, for one model.
 
@@ -464,7 +406,7 @@ def friction_table(rows: dict, truth: dict, worst: dict, goals: dict) -> list[st
             lines.append(f'{"":<8}{"  error %":<10}'
                          + ''.join(f'{e.get(n, math.nan):>+11.2f}' for n in ORDER))
             lines += [f'{"":<18}warning: {w}' for w in row['warnings']]
-    for kind, names in (('linear', LINEAR), ('shape', SHAPE)):
+    for kind, names in GOAL_PARAMETERS.items():
         w, goal = worst[kind], goals[kind]
         verdict = 'met' if w['error'] <= goal else 'MISSED'
         lines.append(f'worst error of {", ".join(names)}: {w["error"]:.2f} % ({w["joint"]} '

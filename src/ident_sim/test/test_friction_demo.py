@@ -9,15 +9,14 @@ import numpy as np
 import pytest
 
 from ident_core.friction.results import FitEntry
+from ident_core.sim.evaluation import compare_friction, worst_errors
 from ident_sim.demo import DemoFailed
 from ident_sim.friction_demo import (
-    compare_friction,
     drive_saturation,
     friction_table,
     optimizer_seconds,
     saturation_line,
     true_friction,
-    worst_errors,
 )
 
 TRUTH = {'fc': [10.0, 2.0], 'fs': [20.0, 4.0], 'vs': [0.02, 0.03], 'delta': [2.0, 2.0],

@@ -4,6 +4,7 @@ the noise-free applied torques.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from ..errors import InputError
 from ..estimation.identification import IdentifiedModel, validate
 from ..files import read_yaml
 from .simulator import GROUND_TRUTH_FORMAT
+
+#: Friction parameters judged together against the truth (issue 12's goals: 2 % and 10 %).
+GOAL_PARAMETERS = {'linear': ('fc', 'fs', 'fv', 'offset'), 'shape': ('vs', 'v_l')}
 
 
 @dataclass
@@ -222,3 +226,64 @@ def validate_bag_noise_free(model: IdentifiedModel, bag: str | Path, truth: Grou
     """
     dataset, stamps = load_bag(bag, topic, window=window)
     return validate(model, noise_free_dataset(dataset, stamps, truth)).metrics
+
+
+def compare_friction(fits: dict, truth: dict) -> dict:
+    """Every optimiser's parameters of one model against the truth.
+
+    Parameters
+    ----------
+    fits : dict of str to dict of str to FitEntry or FrictionFit
+        ``[joint][optimizer]``: fits of one model (``parameters``, ``rss``, ``seconds``,
+        ``warnings``).
+    truth : dict of str to dict of str to float
+        ``[joint][parameter]``: the true friction.
+
+    Returns
+    -------
+    dict
+        ``[joint][optimizer]``: ``parameters``, ``error_percent`` (100 (value − true) / |true|
+        per parameter; NaN where the truth is 0), ``rss``, ``seconds``, ``warnings``.
+    """
+    out = {}
+    for joint, by_optimizer in fits.items():
+        true = truth[joint]
+        out[joint] = {}
+        for optimizer, fit in by_optimizer.items():
+            errors = {name: (100 * (value - true[name]) / abs(true[name])
+                             if true.get(name) else math.nan)
+                      for name, value in fit.parameters.items()}
+            out[joint][optimizer] = {'parameters': dict(fit.parameters),
+                                     'error_percent': errors, 'rss': float(fit.rss),
+                                     'seconds': float(fit.seconds),
+                                     'warnings': list(fit.warnings)}
+    return out
+
+
+def worst_errors(rows: dict) -> dict:
+    """The largest error of the linear and of the shape parameters over joints and optimisers.
+
+    Parameters
+    ----------
+    rows : dict
+        ``compare_friction``.
+
+    Returns
+    -------
+    dict
+        ``linear`` (fc, fs, fv, offset) and ``shape`` (vs, v_l): ``error`` (largest |error|,
+        %), ``joint``, ``optimizer``, ``parameter``; a NaN error counts as the largest.
+    """
+    out = {}
+    for kind, names in GOAL_PARAMETERS.items():
+        worst = {'error': -1.0, 'joint': None, 'optimizer': None, 'parameter': None}
+        for joint, by_optimizer in rows.items():
+            for optimizer, row in by_optimizer.items():
+                for name in names:
+                    error = abs(row['error_percent'].get(name, math.nan))
+                    error = math.inf if math.isnan(error) else error
+                    if error > worst['error']:
+                        worst = {'error': error, 'joint': joint, 'optimizer': optimizer,
+                                 'parameter': name}
+        out[kind] = worst
+    return out

@@ -38,7 +38,7 @@ demo-payload: setup
 # stribeck_friction_sa_ga_2020 Table 3: the rigid body identified on a Fourier excitation, one
 # joint-wise cosine experiment per joint, ~/identify_friction by every model and optimiser, the
 # improved Stribeck parameters against the truth; results in output/demo_friction/
-# (friction_table.txt, summary.yaml). About 13 min after set-up (the simulator runs in real time).
+# (friction_table.txt, summary.yaml). About 15–20 min after set-up (the simulator runs in real time).
 demo-friction: setup
 	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
 	    ident_launch ident_bringup sim.launch.yaml friction_demo:=true \

@@ -3,18 +3,19 @@ size of stribeck_friction_sa_ga_2020 Table 3 (issue 12), and on the real recordi
 
     python benchmarks/bench_friction.py [--quick] [--real-only]
 
-1. Joint-wise cosine experiments (1 kHz; a fast cosine at 60 % of ``VELOCITY_LIMIT``, a slow
-   one peaking at ``SLOW_SPEED``) on the simulator that the ROS graph's ``ident_sim`` node runs
-   (``RobotSimulator``: computed-torque control, encoder quantisation, effort noise and
-   quantisation), with Table 3's friction and industrial-size rotor inertias
-   (``ROTOR_INERTIA``). Friction samples against the true rigid body; LSQ, GA and SA-GA per
-   joint: parameters, error to the truth, time (Tables 1 and 3). The same experiments through
-   the running graph: ``make demo-friction``.
+The arm is the one the ROS graph's ``ident_sim`` node runs in ``make demo-friction``
+(``FRICTION_ARM``; ``RobotSimulator``: 1 kHz computed-torque control, encoder quantisation,
+effort noise and quantisation).
+
+1. Joint-wise friction experiments (``friction_experiment``: a fast cosine at 60 % of
+   ``VELOCITY_LIMIT``, a slow one peaking at ``SLOW_SPEED``), as the friction demo runs them
+   through the graph. Friction samples against the true rigid body; LSQ, GA and SA-GA per
+   joint: parameters, error to the truth, time (Tables 1 and 3).
 2. A 2-harmonic Fourier validation trajectory: residual sum of squares per model (Table 4).
-3. Whole-robot identification on the simulated graph's arm (``config/ident_sim.yaml`` with
-   improved-Stribeck friction), Fourier runs with pauses and reversals, linear model vs
-   improved Stribeck: validation error against the noise-free torque of another run, in all
-   and on the joint torques while their joint slides (faster than ``STICK_SLIP_SPEED``).
+3. Whole-robot identification, Fourier runs with pauses and reversals, linear model vs
+   improved Stribeck (at ``CUTOFF_HZ``, then lower down to the default): validation error against
+   the noise-free torque of another run, in all and on the joint torques while their joint
+   slides (faster than ``STICK_SLIP_SPEED``).
 4. Real data (KUKA LWR4 m1 → m3, Stäubli TX40 halves): identify with each friction model.
 """
 from __future__ import annotations
@@ -36,10 +37,8 @@ from ident_core.estimation.identification import (
     preprocess,
     validate,
 )
-from ident_core.excitation.config import JointLimitOverride, default_config
-from ident_core.excitation.constraints import Constraints
 from ident_core.excitation.fourier import FourierTrajectory
-from ident_core.excitation.jointwise import default_cosines, design_jointwise
+from ident_core.excitation.jointwise import friction_constraints, friction_experiment
 from ident_core.friction.identify import FrictionConfig, identify_friction, validation_rss
 from ident_core.friction.models import ORDER
 from ident_core.friction.samples import RigidBodyModel
@@ -53,54 +52,38 @@ from ident_core.threads import limit_blas_threads
 
 REPO = Path(__file__).resolve().parents[1]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
-# Table 3 for joints 1–3; joints 4–6: Table 3's joint 1 scaled by 1/4, 1/4, 1/8
-TRUTH = dict(fc=[11.64, 39.93, 38.53, 2.91, 2.91, 1.455],
-             fs=[23.19, 73.24, 53.78, 5.80, 5.80, 2.90],
-             vs=[0.02767, 0.01292, 0.01557, 0.02767, 0.02767, 0.02767], delta=[2.0] * 6,
-             fv=[27.88, 89.24, 89.49, 6.97, 6.97, 3.485],
-             offset=[0.47, -3.34, -4.74, 0.12, -0.1, 0.06],
-             v_l=[0.010, 0.005, 0.010, 0.010, 0.010, 0.010])
-# Friction of Table 3's size belongs to an industrial arm: rotor inertias of that size (joint
-# side) and speeds at which friction leaves room in the URDF's effort limits. The falling
-# Stribeck branch is a negative damping of up to 0.86 (fs − fc)/vs; with the URDF's small rotors
-# the drive's damping kd·Ia is a tenth of it, the joint chatters at the sample rate and breaks
-# away within milliseconds (no filtered velocity resolves that), and the effort saturated 22 %
-# of the time. These rotors give kd·Ia about half the branch's slope or more (joint 6 at 0.15:
-# a third, and fs came out 8 % high).
-ROTOR_INERTIA = [6.0, 10.0, 4.0, 0.4, 0.4, 0.25]          # kg·m²
-VELOCITY_LIMIT = [2.0, 1.2, 0.35, 3.0, 3.0, 3.0]          # rad/s
-#: Peak speed of the slow cosine [rad/s]: about 3·vs, where the Stribeck hump lives (at
-#: 0.08 rad/s, joint 2's fs came out 2.8 % high: too few samples on its hump).
+#: The simulated arm of ``make demo-friction``: Table 3's improved-Stribeck friction on joints
+#: 1–3 (joints 4–6: its joint 1 scaled by 1/4, 1/4, 1/8) and industrial-size rotors.
+FRICTION_ARM = REPO / 'config' / 'ident_sim_friction.yaml'
+#: Velocity limits of the experiments [rad/s]: friction of Table 3's size leaves room in the
+#: URDF's effort limits up to these speeds (as the friction demo's ``velocity_limits``).
+VELOCITY_LIMIT = [2.0, 1.2, 0.35, 3.0, 3.0, 3.0]
+#: Peak speed of the slow cosine [rad/s] (``friction_experiment``).
 SLOW_SPEED = 0.04
-#: Speed below which a joint sticks and slips (section 3): there its torque is whatever the
-#: controller applies to hold it, which no friction law of the velocity predicts [rad/s].
+#: Speed below which a joint sticks and slips (section 3) [rad/s].
 STICK_SLIP_SPEED = 0.03
+#: Cut-off of whole-robot identification in section 3 [Hz]: breakaway passes the Stribeck hump
+#: within milliseconds, which the default 10 Hz smears (lower cut-offs are printed too).
+CUTOFF_HZ = 80.0
 
 
-def simulator(seed=7):
-    """The arm with Table 3's friction (sections 1 and 2)."""
+def arm_simulator(path=FRICTION_ARM):
+    """The simulator of an ``ident_sim`` parameter file, as the graph's node runs it."""
     robot = load_robot(URDF)
-    t = TRUTH
-    cfg = SimulationConfig(
-        seed=seed, friction_model='improved-stribeck', coulomb=t['fc'], viscous=t['fv'],
-        offset=t['offset'], stribeck_static=t['fs'], stribeck_velocity=t['vs'],
-        stribeck_exponent=t['delta'], reversal_band=t['v_l'],
-        rotor_inertia=ROTOR_INERTIA, controller_rotor_inertia=ROTOR_INERTIA,
-        controller_coulomb=t['fc'], controller_viscous=t['fv'],
-        torque_noise_std=[0.2, 0.2, 0.1, 0.03, 0.03, 0.01],
-        effort_resolution=[0.15, 0.15, 0.08, 0.03, 0.03, 0.015])
-    return robot, RobotSimulator(robot, cfg.hardware(robot.n))
-
-
-def graph_simulator(seed=3):
-    """The simulated graph's arm (``config/ident_sim.yaml``) with improved-Stribeck friction
-    (section 3)."""
-    robot = load_robot(URDF)
-    document = yaml.safe_load((REPO / 'config' / 'ident_sim.yaml').read_text())
+    document = yaml.safe_load(path.read_text())
     settings = {k: v for k, v in document['ident_sim']['ros__parameters'].items()
                 if k in SimulationConfig.model_fields}
-    cfg = SimulationConfig(**{**settings, 'seed': seed, 'friction_model': 'improved-stribeck'})
+    cfg = SimulationConfig(**{'friction_model': 'improved-stribeck', **settings})
     return robot, RobotSimulator(robot, cfg.hardware(robot.n))
+
+
+def true_friction(sim) -> dict[str, dict[str, float]]:
+    """Per joint, the simulator's friction parameters (``ORDER``)."""
+    f = sim.hardware.friction
+    values = {'fc': f.fc, 'fs': f.fs, 'vs': f.vs, 'delta': f.delta, 'fv': f.fv,
+              'offset': f.offset, 'v_l': f.v_l}
+    return {joint: {n: float(values[n][j]) for n in ORDER}
+            for j, joint in enumerate(sim.robot.joint_names)}
 
 
 def run(robot, sim, stages, name, limits):
@@ -118,29 +101,6 @@ def run(robot, sim, stages, name, limits):
     clean = Dataset(name + ' (noise-free)', list(robot.joint_names), t, position, None, truth,
                     Transmission.identity(robot.n))
     return measured, clean
-
-
-def constraints(robot, velocity=VELOCITY_LIMIT):
-    """Limits of the experiments: 5 rad/s², ``velocity`` (None: the URDF's), the URDF's
-    positions."""
-    cfg = default_config()
-    joints = {j: JointLimitOverride(velocity=v)
-              for j, v in zip(robot.joint_names, velocity or [])}
-    return Constraints(robot, cfg.model_copy(update={'limits': cfg.limits.model_copy(
-        update={'acceleration': 5.0, 'torque': False, 'joints': joints})}))
-
-
-def jointwise_experiments(robot, hold):
-    """One joint-wise experiment per joint around ``hold``: a fast cosine at 60 % of the
-    velocity limit, a slow one peaking at ``SLOW_SPEED``."""
-    limits = constraints(robot).limits
-    out = []
-    for j, joint in enumerate(robot.joint_names):
-        cosines = default_cosines(limits.lower[j], limits.upper[j], limits.velocity[j],
-                                  limits.acceleration[j], hold[j], fast=(0.4, 0.6, 3),
-                                  slow=(0.1, SLOW_SPEED / limits.velocity[j], 2))
-        out.append(design_jointwise(constraints(robot), joint, hold, cosines))
-    return out
 
 
 def fourier(robot, limits, harmonics, seed, period=10.0, pause_periods=1):
@@ -161,17 +121,24 @@ def fourier(robot, limits, harmonics, seed, period=10.0, pause_periods=1):
                              b * scale[:, None], pause_periods, f'fourier{harmonics}_{seed}')
 
 
+def jointwise_experiments(robot, hold):
+    """One joint-wise friction experiment per joint around ``hold``."""
+    limits = friction_constraints(robot, VELOCITY_LIMIT, 5.0)
+    return [friction_experiment(limits, joint, hold, SLOW_SPEED) for joint in robot.joint_names]
+
+
 def true_rigid(robot, sim):
     params = np.concatenate([sim.true_inertial, sim.hardware.rotor_inertia])
     return RigidBodyModel(robot, params, True, 'simulator truth')
 
 
 def section_jointwise(quick):
-    robot, sim = simulator()
+    robot, sim = arm_simulator()
+    limits = friction_constraints(robot, VELOCITY_LIMIT, 5.0).limits
     data = []
     for experiment in jointwise_experiments(robot, sim.position):
         measured, _ = run(robot, sim, experiment.stages(held=sim.position), experiment.name,
-                          constraints(robot).limits)
+                          limits)
         data.append(measured)
     optimizers = ('lsq',) if quick else ('lsq', 'ga', 'sa-ga')
     t0 = time.perf_counter()
@@ -180,12 +147,11 @@ def section_jointwise(quick):
                                optimizers=optimizers)
     print(f'\n1. joint-wise experiments, {sum(d.t[-1] for d in data):.0f} s simulated; '
           f'fits in {time.perf_counter() - t0:.0f} s')
-    truth = {joint: {n: TRUTH[n][j] for n in ORDER} for j, joint in enumerate(robot.joint_names)}
+    truth = true_friction(sim)
     rows = compare_friction({joint: result.fits[joint]['improved-stribeck']
                              for joint in robot.joint_names}, truth)
     print_table(rows, truth)
     # 2. Table 4
-    limits = constraints(robot).limits
     check, _ = run(robot, sim, [fourier(robot, limits, 2, seed=11, period=8.0,
                                         pause_periods=3)], 'fourier2', limits)
 
@@ -220,19 +186,21 @@ def print_table(rows, truth):
 
 
 def section_whole_robot():
-    robot, sim = graph_simulator()
-    limits = constraints(robot, velocity=None).limits
+    robot, sim = arm_simulator()
+    limits = friction_constraints(robot, VELOCITY_LIMIT, 5.0).limits
     stages = [fourier(robot, limits, 5, seed=s, period=10.0, pause_periods=2)
               for s in (21, 22, 23)]
     train, _ = run(robot, sim, stages[:2], 'fourier5 with pauses', limits)
     _, clean = run(robot, sim, stages[2:], 'fourier5 check', limits)
-    print('\n3. whole-robot identification on the simulated graph\'s arm (config/ident_sim.yaml, '
-          'improved-Stribeck friction): two Fourier runs joined by a stop, with pauses and '
-          'reversals; validation against the noise-free torque of a third run')
-    for friction in ('coulomb-viscous-offset', 'improved-stribeck'):
+    print(f'\n3. whole-robot identification of the simulated arm ({FRICTION_ARM.name}): two '
+          'Fourier runs joined by a stop, with pauses and reversals; validation against the '
+          'noise-free torque of a third run')
+    runs = [('coulomb-viscous-offset', CUTOFF_HZ)] + [('improved-stribeck', c)
+                                                      for c in (CUTOFF_HZ, 40.0, 20.0, None)]
+    for friction, cutoff in runs:
         t0 = time.perf_counter()
-        model = identify(robot, [train], IdentificationConfig(friction=friction,
-                                                              rotor_inertia=True))
+        model = identify(robot, [train], IdentificationConfig(
+            friction=friction, rotor_inertia=True, cutoff_hz=cutoff))
         check = validate(model, clean)
         error = check.report()['relative_error_percent']
         p = preprocess(clean, robot, model.config)
@@ -240,9 +208,14 @@ def section_whole_robot():
         residual = np.where(sliding, check.predicted - check.measured, 0.0)
         error_sliding = 100 * np.linalg.norm(residual) / np.linalg.norm(
             np.where(sliding, check.measured, 0.0))
-        print(f'{friction:<24} validation error {error:.3f} %; on the joint torques while '
+        print(f'{friction:<24}{p.cutoff_hz:>4.0f} Hz: validation error {error:.3f} % (goal '
+              f'{"<= 0.5" if "stribeck" in friction else ">= 1"} %); on the joint torques while '
               f'their joint is faster than {STICK_SLIP_SPEED} rad/s ({sliding.mean():.0%}) '
               f'{error_sliding:.3f} % ({time.perf_counter() - t0:.0f} s)')
+        if 'stribeck' in friction:
+            shape = model.actuator_values()
+            print(f'{"":<24}vs {np.round(shape["vs"], 4).tolist()}, '
+                  f'v_l {np.round(shape["v_l"], 4).tolist()}')
 
 
 def section_real():

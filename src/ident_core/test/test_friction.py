@@ -17,6 +17,8 @@ from ident_core.excitation.jointwise import (
     CosineSpec,
     JointwiseExperiment,
     design_jointwise,
+    friction_constraints,
+    friction_experiment,
     load_experiment,
 )
 from ident_core.friction.fit import FrictionFitConfig, fit_friction
@@ -243,34 +245,54 @@ def test_jointwise_file_round_trip_and_checks(arm, tmp_path):
         design_jointwise(constraints, arm.joint_names[0], cosines=too_far)
 
 
-def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
-    rng = np.random.default_rng(1)
-    inertial = perturbed_inertial(arm, rng)
-    truth = dict(fc=np.array([3.0, 3.0, 2.0, 1.0, 1.0, 0.5]), fv=np.full(6, 1.0),
-                 offset=np.full(6, 0.1), fs=np.array([4.5, 4.5, 3.0, 1.5, 1.5, 0.75]),
-                 vs=np.array([0.03, 0.03, 0.03, 0.05, 0.05, 0.05]), delta=np.full(6, 2.0),
-                 v_l=np.full(6, 0.005))
+def test_friction_experiment_peaks_at_the_slow_speed(arm):
+    constraints = friction_constraints(arm, np.full(arm.n, 1.5), 5.0)
+    hold = np.clip(np.full(arm.n, 0.3), constraints.limits.lower, constraints.limits.upper)
+    experiment = friction_experiment(constraints, arm.joint_names[2], hold, 0.04)
+    fast, slow = experiment.cosines
+    assert slow.amplitude * 2 * np.pi / slow.period == pytest.approx(0.04, rel=1e-9)
+    assert fast.amplitude * 2 * np.pi / fast.period <= 0.6 * 1.5 * (1 + 1e-9)
+    np.testing.assert_array_equal(experiment.hold, hold)
+    with pytest.raises(InputError, match='joint9'):
+        friction_experiment(constraints, 'joint9', hold, 0.04)
+
+
+def stribeck_recordings(arm, truth, seeds=(1, 2)):
+    """Noise-free 5-harmonic Fourier recordings (500 Hz, 30 s) of the perturbed arm with
+    improved-Stribeck friction ``truth``."""
+    inertial = perturbed_inertial(arm, np.random.default_rng(1))
     model = arm.model.copy()
     for i in range(1, model.njoints):
         model.inertias[i] = pin.Inertia.FromDynamicParameters(inertial[10 * (i - 1):10 * i])
     data = model.createData()
-
-    def recording(seed):
+    out = []
+    for seed in seeds:
         t = np.arange(15000) / 500
         q, qd, qdd = fourier_trajectory(arm, t, np.random.default_rng(seed), 5, 10.0)
         tau = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]) for k in range(len(t))])
         tau += friction_torque('improved-stribeck', qd, truth)[0]
-        return Dataset(f'seed{seed}', list(arm.joint_names), t, q, None, tau,
-                       Transmission.identity(6))
+        out.append(Dataset(f'seed{seed}', list(arm.joint_names), t, q, None, tau,
+                           Transmission.identity(6)))
+    return out
 
-    train, check = recording(1), recording(2)
+
+def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
+    # vs from 0.004 to 0.08 rad/s: no shape shared by all actuators starts a local search near
+    # every one (it left an actuator at a degenerate shape); 40 Hz resolves the reversals
+    # (at 10 Hz the residual over v_l is rugged and v_l undetermined)
+    truth = dict(fc=np.array([3.0, 3.0, 2.0, 1.0, 1.0, 0.5]), fv=np.full(6, 1.0),
+                 offset=np.full(6, 0.1), fs=np.array([4.5, 4.5, 3.0, 1.5, 1.5, 0.75]),
+                 vs=np.array([0.004, 0.08, 0.015, 0.06, 0.008, 0.03]), delta=np.full(6, 2.0))
+    truth['v_l'] = np.array([0.3, 0.1, 0.2, 0.15, 0.3, 0.2]) * truth['vs']
+    train, check = stribeck_recordings(arm, truth)
     errors = {}
     for friction in ('coulomb-viscous-offset', 'improved-stribeck'):
         result = identify(arm, [train], IdentificationConfig(friction=friction,
-                                                             estimator='wls'))
+                                                             estimator='wls', cutoff_hz=40.0))
         errors[friction] = validate(result, check).report()['relative_error_percent']
     assert errors['improved-stribeck'] < 0.5 < 1.0 < errors['coulomb-viscous-offset']
-    np.testing.assert_allclose(result.friction_shape['vs'], truth['vs'], rtol=0.1)
+    np.testing.assert_allclose(result.friction_shape['vs'], truth['vs'], rtol=0.05)
+    np.testing.assert_allclose(result.friction_shape['v_l'], truth['v_l'], rtol=0.05)
     # the band stays inside the Stribeck region (a wider one left the fs column zero)
     assert np.all(result.friction_shape['v_l'] <= result.friction_shape['vs'])
     path = write_result(tmp_path / 'RESULT.yaml', result_file(result, []))

@@ -25,9 +25,7 @@ from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from ident_core.excitation.config import JointLimitOverride, default_config
-from ident_core.excitation.constraints import Constraints
-from ident_core.excitation.jointwise import default_cosines, design_jointwise
+from ident_core.excitation.jointwise import friction_constraints, friction_experiment
 from ident_core.files import dump_yaml, read_yaml, write_atomic
 from ident_core.friction.models import ORDER
 from ident_core.friction.results import read_friction
@@ -46,10 +44,6 @@ from ident_ros.parameters import UrdfFile
 from ident_sim.demo import DemoClient, DemoClientParameters, DemoFailed
 
 MODEL = 'improved-stribeck'
-#: Fast cosine: fraction of the room around the centre, of the velocity limit; periods.
-FAST = (0.4, 0.6, 3)
-#: Slow cosine: fraction of the room; periods (its peak speed is ``slow_speed``).
-SLOW_SHARE, SLOW_PERIODS = 0.1, 2
 
 
 class FrictionDemoParameters(DemoClientParameters):
@@ -87,7 +81,7 @@ class FrictionDemoParameters(DemoClientParameters):
         'cosines (one value or one per joint, URDF order)')
     acceleration_limit: PositiveFloat = Field(5.0, description='rad/s², acceleration limit of '
                                               'the joint-wise cosines')
-    slow_speed: PositiveFloat = Field(0.08, description='rad/s, peak speed of the slow cosine')
+    slow_speed: PositiveFloat = Field(0.04, description='rad/s, peak speed of the slow cosine')
     friction_model: str = Field('all', description='friction model(s) of ~/identify_friction')
     optimizer: str = Field('all', description='optimiser(s) of ~/identify_friction')
     linear_goal: PositiveFloat = Field(2.0, description='%, goal for fc, fs, fv, offset')
@@ -142,16 +136,11 @@ class FrictionDemoNode(DemoClient):
         self.get_logger().info(f'rigid body identified: {rigid.result_path}')
         steps['rigid-body identification'] = time.monotonic() - self.started - sum(steps.values())
         experiments = {}
-        for j, joint in enumerate(self.robot.joint_names):
+        for joint in self.robot.joint_names:
             standing = await self._where_it_stands()
-            limits = self.constraints.limits
-            cosines = default_cosines(
-                limits.lower[j], limits.upper[j], limits.velocity[j], limits.acceleration[j],
-                standing[j], fast=FAST,
-                slow=(SLOW_SHARE, self.p.slow_speed / limits.velocity[j], SLOW_PERIODS))
             name = f'friction_{joint}'
-            path = design_jointwise(self.constraints, joint, standing, cosines, name).save(
-                self.out / 'jointwise' / f'{name}.yaml')
+            path = friction_experiment(self.constraints, joint, standing, self.p.slow_speed,
+                                       name).save(self.out / 'jointwise' / f'{name}.yaml')
             experiments[joint] = str(path)
             bags[name] = await self._excite(name, str(path), 0)
         steps['joint-wise experiments'] = time.monotonic() - self.started - sum(steps.values())
@@ -243,30 +232,6 @@ class FrictionDemoNode(DemoClient):
                    'demo_seconds': demo_seconds}
         write_atomic(self.out / 'summary.yaml', dump_yaml(summary))
         print('\n'.join(lines), flush=True)
-
-
-def friction_constraints(robot, velocity, acceleration: float) -> Constraints:
-    """The limits of the joint-wise experiments: the URDF's positions (default margin), the
-    given velocities and acceleration, no torque check (the nominal model has no friction).
-
-    Parameters
-    ----------
-    robot : RobotModel
-        The robot.
-    velocity : (n,) array_like
-        Velocity limit per joint [rad/s].
-    acceleration : float
-        Acceleration limit of every joint [rad/s²].
-
-    Returns
-    -------
-    Constraints
-    """
-    config = default_config('friction demo limits')
-    joints = {j: JointLimitOverride(velocity=float(v)) for j, v in zip(robot.joint_names,
-                                                                       velocity)}
-    limits = config.limits.updated(acceleration=acceleration, torque=False, joints=joints)
-    return Constraints(robot, config.updated(limits=limits))
 
 
 def true_friction(ground_truth: dict) -> dict[str, dict[str, float]]:

@@ -11,11 +11,15 @@ residual that remains:
 with ``F(θ)`` the Coulomb and Stribeck columns (the only ones that depend on θ), ``P⊥`` the
 projection onto the complement of the other columns (factorised once) and the rows weighted by
 the joint deviations of a first WLS fit with the nominal shape. The search runs over
-``log vs``, ``log(v_l / vs)`` and ``log delta``: a grid of ``vs`` (``v_l = 0.3 vs``) shared by
-all actuators, then either scipy's bounded ``least_squares`` on ``r`` or the SA-GA of
-``optim.evolution`` on ``‖r‖²``. The band stays inside the Stribeck region (``v_l <= vs``):
-a wider band would hold the whole Stribeck hump, leave the ``fs`` column zero and ``fs``
-undetermined.
+``log vs``, ``log(v_l / vs)`` and ``log delta``. A grid of ``vs`` and ``v_l / vs``, then a
+pattern search with halving steps, both searched actuator by actuator (coordinate descent: an
+actuator's Coulomb and Stribeck columns depend on its own shape only, so the projected columns
+of a shape are computed once for all actuators and combined), start either scipy's bounded
+``least_squares`` on ``r`` or the SA-GA of ``optim.evolution`` on ``‖r‖²``. (A grid point
+shared by all actuators, with the local search alone, left one joint of the simulated arm at a
+degenerate shape: ``vs`` 0.004 for a true 0.0156 rad/s, ``fs`` zero.) The band stays inside
+the Stribeck region (``v_l <= vs``): a wider band would hold the whole Stribeck hump, leave
+the ``fs`` column zero and ``fs`` undetermined.
 
 References
 ----------
@@ -41,9 +45,14 @@ from ..optim.evolution import SAGAConfig, minimize
 from .estimators import estimate
 from .identification import filtered_sharp_columns, kept_rows, sharp_columns
 
-#: Grid of vs as a fraction of each actuator's peak speed.
+#: Grid of vs as a fraction of each actuator's peak speed, and of v_l / vs.
 VS_FRACTIONS = np.geomspace(0.003, 0.3, 12)
-V_L_RATIO = 0.3
+V_L_RATIOS = (0.1, 0.3, 0.9)
+#: Passes of a coordinate descent over the actuators at most.
+DESCENT_PASSES = 4
+#: Smallest step of the pattern search in log shape (2 %), and its moves at most.
+PATTERN_STEP = 0.02
+PATTERN_MOVES = 100
 #: Bounds of log(vs / peak speed), log(v_l / vs), log(delta).
 LOG_BOUNDS = {'vs': (np.log(1e-3), np.log(1.0)), 'v_l': (np.log(0.01), np.log(1.0)),
               'delta': (np.log(0.3), np.log(5.0))}
@@ -76,7 +85,7 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
         ``friction_search`` (method, evaluations, residual before and after).
     """
     problem = _ShapeProblem(regressor, base, processed, stacked, config)
-    x0 = problem.grid_start()
+    x0 = problem.start()
     before = problem.cost(x0)
     if config.friction_search == 'sa-ga':
         lower, upper = problem.bounds
@@ -92,7 +101,7 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
     after = problem.cost(x)
     stats = {'friction_search': {'method': config.friction_search,
                                  'evaluations': problem.evaluations,
-                                 'residual_grid_start': before, 'residual_final': after}}
+                                 'residual_start': before, 'residual_final': after}}
     shape = problem.shape(x)
     w = stacked.w.copy()
     w[:, :, problem.sharp] = problem.columns(shape).reshape(w.shape[:2] + (-1,))
@@ -137,16 +146,76 @@ class _ShapeProblem:
             values['delta'] = np.full(self.n, float(self.config.stribeck_exponent))
         return {k: values[k] for k in self.regressor.spec.shape_terms}
 
-    def grid_start(self) -> np.ndarray:
-        best = None
-        for fraction in VS_FRACTIONS:
-            guess = {'vs': fraction * self.peak, 'v_l': np.full(self.n, V_L_RATIO),
-                     'delta': np.full(self.n, 2.0)}
-            x = np.log(np.concatenate([guess[t] for t in self.terms]))
-            cost = self.cost(x)
-            if best is None or cost < best[0]:
-                best = cost, x
-        return best[1]
+    def start(self) -> np.ndarray:
+        """A grid of shapes, then a pattern search with halving steps, both actuator by
+        actuator: the (len(terms)·n,) log shape that starts the search proper."""
+        grid = [self._log({'vs': fraction * self.peak, 'v_l': np.full(self.n, ratio),
+                           'delta': np.full(self.n, 2.0)})
+                for fraction in VS_FRACTIONS for ratio in V_L_RATIOS]
+        x = self._descend(grid, shared=True)
+        lower, upper = self.bounds
+        step = np.log(VS_FRACTIONS[1] / VS_FRACTIONS[0])
+        for _ in range(PATTERN_MOVES):
+            if step <= PATTERN_STEP:
+                break
+            moves = [x] + [np.clip(x + step * np.repeat(d, self.n), lower, upper)
+                           for d in self._directions()]
+            moved = self._descend(moves, shared=False)
+            if np.array_equal(moved, x):
+                step /= 2
+            x = moved
+        return x
+
+    def _directions(self) -> list[np.ndarray]:
+        """Moves of the pattern search in (terms,) log shape: along each term and along the
+        diagonals of each pair (the valley of ``vs`` and ``v_l`` runs diagonally)."""
+        k = len(self.terms)
+        axes = [sign * e for e in np.eye(k) for sign in (-1, 1)]
+        pairs = [a * np.eye(k)[i] + b * np.eye(k)[j] for i in range(k) for j in range(i + 1, k)
+                 for a in (-1, 1) for b in (-1, 1)]
+        return axes + pairs
+
+    def _descend(self, points, shared: bool) -> np.ndarray:
+        """Coordinate descent over actuators, each taking its shape from one of ``points``
+        (from the best point shared by all, or from the first).
+
+        An actuator's Coulomb and Stribeck columns depend on its own shape only: the projected
+        columns of every point are computed once, and the residual of any combination follows
+        from their Gram matrix."""
+        k = len(self.sharp)
+        columns = np.concatenate([self._project(self.columns(self.shape(x))
+                                                * self.weights[:, None]) for x in points], axis=1)
+        gram, projection = columns.T @ columns, columns.T @ self.y
+        owner = self._actuator_of_columns()
+
+        def cost(choice):
+            index = choice[owner] * k + np.arange(k)
+            rhs = projection[index]
+            solution, *_ = np.linalg.lstsq(gram[np.ix_(index, index)], rhs, rcond=None)
+            return -float(rhs @ solution)          # the residual less ‖y‖²
+
+        first = (min(range(len(points)), key=lambda g: cost(np.full(self.n, g)))
+                 if shared else 0)
+        choice = np.full(self.n, first)
+        for _ in range(DESCENT_PASSES):
+            previous = choice.copy()
+            for m in range(self.n):
+                costs = [cost(np.where(np.arange(self.n) == m, g, choice))
+                         for g in range(len(points))]
+                choice[m] = int(np.argmin(costs))
+            if np.array_equal(choice, previous):
+                break
+        stacked = np.array(points).reshape(len(points), -1, self.n)
+        return stacked[choice, :, np.arange(self.n)].T.reshape(-1)
+
+    def _log(self, values) -> np.ndarray:
+        """Search variables of a grid point (``v_l`` as a ratio to ``vs``)."""
+        return np.log(np.concatenate([values[t] for t in self.terms]))
+
+    def _actuator_of_columns(self) -> np.ndarray:
+        """(len(sharp),) actuator of each sharp base column (``fc3`` → 2)."""
+        names = [self.regressor.names[self.base.independent[i]] for i in self.sharp]
+        return np.array([int(name[2:]) - 1 for name in names])
 
     def _project(self, v):
         return v - self.q @ (self.q.T @ v)

@@ -471,8 +471,10 @@ def filtered_sharp_columns(regressor: Regressor, base: BaseParameters, sharp: li
         Every row of the segment.
     """
     columns = base.independent[sharp] - regressor.n_inertial
-    full = regressor.actuator_columns(p.qd[segment], p.qdd[segment])[:, :, columns]
-    return lowpass(full, p.fs, p.cutoff_hz, p.order)
+    full = regressor.actuator_columns(p.qd[segment], p.qdd[segment], columns)
+    moving = np.any(full != 0, axis=0)           # a column acts on the joints its actuator drives
+    full[:, moving] = lowpass(full[:, moving], p.fs, p.cutoff_hz, p.order)
+    return full
 
 
 @dataclass

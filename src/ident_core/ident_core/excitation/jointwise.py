@@ -29,9 +29,11 @@ from pydantic import Field, PositiveFloat, PositiveInt
 
 from ..errors import ExcitationError, InputError
 from ..files import dump_yaml, read_yaml, write_atomic
+from ..model.robot import RobotModel
 from ..motion.plan import ExcitationPlan
 from ..motion.segments import CHECK_STEP
 from ..schema import Schema, parse
+from .config import JointLimitOverride, default_config
 from .constraints import Constraints
 from .fourier import FourierTrajectory, trajectory_from_dict
 
@@ -39,6 +41,10 @@ FORMAT = 'robot-ident/jointwise/1'
 #: Default cosines: fraction of the usable half-range and of the velocity limit, periods run.
 FAST = (0.8, 0.6, 3)
 SLOW = (0.15, 0.03, 2)
+#: Cosines of ``friction_experiment``: the fast one as ``FAST`` over less of the room (the joint
+#: starts where it stands, often near a limit); the slow one's share of the room and periods.
+FRICTION_FAST = (0.4, 0.6, 3)
+FRICTION_SLOW = (0.1, 2)
 
 
 class CosineSpec(Schema):
@@ -356,3 +362,74 @@ def design_jointwise(constraints: Constraints, joint: str, hold=None,
     experiment.extra = {'margins': constraints.margins(t, *motion),
                         'urdf_sha256': robot.urdf_sha256()}
     return experiment
+
+
+def friction_constraints(robot: RobotModel, velocity, acceleration: float) -> Constraints:
+    """Limits of joint-wise friction experiments: the URDF's positions (default margin), the
+    given velocities and acceleration, no torque check (a nominal model has no friction).
+
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+    velocity : (n,) array_like
+        Velocity limit per joint [rad/s or m/s].
+    acceleration : float
+        Acceleration limit of every joint [rad/s² or m/s²].
+
+    Returns
+    -------
+    Constraints
+    """
+    config = default_config('friction experiment limits')
+    joints = {j: JointLimitOverride(velocity=float(v)) for j, v in zip(robot.joint_names,
+                                                                       velocity)}
+    limits = config.limits.updated(acceleration=acceleration, torque=False, joints=joints)
+    return Constraints(robot, config.updated(limits=limits))
+
+
+def friction_experiment(constraints: Constraints, joint: str, hold, slow_speed: float,
+                        name: str | None = None) -> JointwiseExperiment:
+    """The joint-wise friction experiment of one joint around where the robot stands: a fast
+    cosine (``FRICTION_FAST``), then a slow one peaking at ``slow_speed``
+    (``FRICTION_SLOW``), the other joints held.
+
+    The slow cosine should peak at about 3·vs, where the Stribeck hump lives: on the
+    simulated arm with the friction of stribeck_friction_sa_ga_2020 Table 3 (vs 0.013–0.028
+    rad/s), a peak of 0.08 rad/s left too few samples on the hump (fs 2.8–4.5 % high) and
+    0.04 rad/s recovered fs within 0.5 % (``benchmarks/bench_friction.py``).
+
+    Parameters
+    ----------
+    constraints : Constraints
+        ``friction_constraints``.
+    joint : str
+        The moving joint.
+    hold : (n,) array_like
+        Where every joint stands [rad or m]; the moving joint's cosines are centred there.
+    slow_speed : float
+        Peak speed of the slow cosine [rad/s or m/s].
+    name : str, optional
+        Default ``jointwise_<joint>``.
+
+    Returns
+    -------
+    JointwiseExperiment
+
+    Raises
+    ------
+    InputError
+        For an unknown joint or a hold outside the limits.
+    ExcitationError
+        As ``design_jointwise``.
+    """
+    robot, limits = constraints.robot, constraints.limits
+    if joint not in robot.joint_names:
+        raise InputError(f'joint {joint} is not a joint of {robot.urdf} '
+                         f'({", ".join(robot.joint_names)})')
+    j = robot.joint_names.index(joint)
+    share, periods = FRICTION_SLOW
+    cosines = default_cosines(limits.lower[j], limits.upper[j], limits.velocity[j],
+                              limits.acceleration[j], hold[j], fast=FRICTION_FAST,
+                              slow=(share, slow_speed / limits.velocity[j], periods))
+    return design_jointwise(constraints, joint, hold, cosines, name)

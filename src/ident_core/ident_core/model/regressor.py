@@ -19,6 +19,7 @@ joint torques. The parameters are therefore joint-equivalent values (motor value
 """
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 import numpy as np
@@ -169,17 +170,20 @@ class Regressor:
         out[:, :, inertial:] = self.actuator_columns(qd, qdd)
         return out
 
-    def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
+    def actuator_columns(self, qd: np.ndarray, qdd: np.ndarray,
+                         columns: np.ndarray | None = None) -> np.ndarray:
         """The actuator part of the regressor (the columns after the inertial ones).
 
         Parameters
         ----------
         qd, qdd : (N, n) ndarray
             Joint velocities and accelerations.
+        columns : (k,) array_like of int, optional
+            Only these columns (indices into the actuator part); default all.
 
         Returns
         -------
-        (N, n, p − 10·n_links) ndarray
+        (N, n, p − 10·n_links) or (N, n, k) ndarray
             Column of actuator m on joint j: ``G[m, j]`` × motor quantity m.
         """
         g = self.gear
@@ -187,14 +191,16 @@ class Regressor:
         kinds = {'Ia': lambda: qdd @ g.T, 'fv': lambda: u, 'fc': lambda: np.sign(u),
                  'offset': lambda: np.ones_like(u)}
         if self.spec.friction in STRIBECK_MODELS:
-            phi = basis(self.spec.friction, u, self.friction_shape)
-            kinds.update({k: (lambda i=i: phi[..., i])
+            phi = functools.cache(lambda: basis(self.spec.friction, u, self.friction_shape))
+            kinds.update({k: (lambda i=i: phi()[..., i])
                           for i, k in enumerate(LINEAR[self.spec.friction])})
-        n = self.robot.n
-        out = np.empty((len(qd), n, self.n_columns - self.n_inertial))
-        for t, term in enumerate(self.spec.actuator_terms):
-            out[:, :, t * n:(t + 1) * n] = kinds[term]()[:, None, :] * g.T[None, :, :]
-        return out
+        n, terms = self.robot.n, self.spec.actuator_terms
+        wanted = np.arange(len(terms) * n) if columns is None else np.asarray(columns)
+        values = {terms[t]: kinds[terms[t]]() for t in sorted(set(wanted // n))}
+        motor = np.empty((len(qd), len(wanted)))
+        for k, c in enumerate(wanted):
+            motor[:, k] = values[terms[c // n]][:, c % n]
+        return motor[:, None, :] * g[wanted % n].T[None, :, :]
 
     def actuator_index(self, term: str, actuator: int) -> int:
         """Column index of an actuator parameter.

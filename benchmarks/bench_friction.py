@@ -67,13 +67,14 @@ STICK_SLIP_SPEED = 0.03
 CUTOFF_HZ = 80.0
 
 
-def arm_simulator(path=FRICTION_ARM):
-    """The simulator of an ``ident_sim`` parameter file, as the graph's node runs it."""
+def arm_simulator(path=FRICTION_ARM, **overrides):
+    """The simulator of an ``ident_sim`` parameter file, as the graph's node runs it (with
+    ``overrides`` of its settings)."""
     robot = load_robot(URDF)
     document = yaml.safe_load(path.read_text())
     settings = {k: v for k, v in document['ident_sim']['ros__parameters'].items()
                 if k in SimulationConfig.model_fields}
-    cfg = SimulationConfig(**{'friction_model': 'improved-stribeck', **settings})
+    cfg = SimulationConfig(**{'friction_model': 'improved-stribeck', **settings, **overrides})
     return robot, RobotSimulator(robot, cfg.hardware(robot.n))
 
 
@@ -186,7 +187,8 @@ def print_table(rows, truth):
 
 
 def section_whole_robot():
-    robot, sim = arm_simulator()
+    # from the zero pose: the file's start pose is where the friction demo's trajectory starts
+    robot, sim = arm_simulator(initial_position=[0.0])
     limits = friction_constraints(robot, VELOCITY_LIMIT, 5.0).limits
     stages = [fourier(robot, limits, 5, seed=s, period=10.0, pause_periods=2)
               for s in (21, 22, 23)]

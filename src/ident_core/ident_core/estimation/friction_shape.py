@@ -85,8 +85,8 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
         ``friction_search`` (method, evaluations, residual before and after).
     """
     problem = _ShapeProblem(regressor, base, processed, stacked, config)
-    x0 = problem.start()
-    before = problem.cost(x0)
+    x0, block = problem.start()
+    before = problem.block_cost(block)
     if config.friction_search == 'sa-ga':
         lower, upper = problem.bounds
         result = minimize(problem.cost, lower, upper,
@@ -98,13 +98,14 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
         x = scipy.optimize.least_squares(problem.residual, np.clip(x0, lower, upper),
                                          bounds=(lower, upper), method='trf',
                                          diff_step=1e-3, x_scale=1.0, max_nfev=60).x
-    after = problem.cost(x)
+    shape = problem.shape(x)
+    columns = problem.columns(shape)
     stats = {'friction_search': {'method': config.friction_search,
                                  'evaluations': problem.evaluations,
-                                 'residual_start': before, 'residual_final': after}}
-    shape = problem.shape(x)
+                                 'residual_start': before,
+                                 'residual_final': problem.block_cost(problem.weighted(columns))}}
     w = stacked.w.copy()
-    w[:, :, problem.sharp] = problem.columns(shape).reshape(w.shape[:2] + (-1,))
+    w[:, :, problem.sharp] = columns.reshape(w.shape[:2] + (-1,))
     return shape, dataclasses.replace(stacked, w=w), stats
 
 
@@ -115,6 +116,9 @@ class _ShapeProblem:
         self.regressor, self.base, self.processed = regressor, base, processed
         self.config, self.factors = config, stacked.decimation
         self.sharp = sharp_columns(regressor, base)
+        # the actuator of each sharp base column (``fc3`` → 2)
+        self.owner = np.array([int(regressor.names[base.independent[i]][2:]) - 1
+                               for i in self.sharp])
         other = [i for i in range(base.count) if i not in self.sharp]
         first = estimate(stacked.w, stacked.tau, 'wls', base.names, mask=stacked.mask)
         self.weights = (stacked.mask / first.sigma_joint).reshape(-1)
@@ -146,25 +150,27 @@ class _ShapeProblem:
             values['delta'] = np.full(self.n, float(self.config.stribeck_exponent))
         return {k: values[k] for k in self.regressor.spec.shape_terms}
 
-    def start(self) -> np.ndarray:
+    def start(self) -> tuple[np.ndarray, np.ndarray]:
         """A grid of shapes, then a pattern search with halving steps, both actuator by
-        actuator: the (len(terms)·n,) log shape that starts the search proper."""
+        actuator: the (len(terms)·n,) log shape that starts the search proper, and its
+        ``block``."""
         grid = [self._log({'vs': fraction * self.peak, 'v_l': np.full(self.n, ratio),
                            'delta': np.full(self.n, 2.0)})
                 for fraction in VS_FRACTIONS for ratio in V_L_RATIOS]
-        x = self._descend(grid, shared=True)
+        x, block = self._descend(grid, [self.block(g) for g in grid], shared=True)
         lower, upper = self.bounds
         step = np.log(VS_FRACTIONS[1] / VS_FRACTIONS[0])
         for _ in range(PATTERN_MOVES):
             if step <= PATTERN_STEP:
                 break
-            moves = [x] + [np.clip(x + step * np.repeat(d, self.n), lower, upper)
-                           for d in self._directions()]
-            moved = self._descend(moves, shared=False)
+            moves = [np.clip(x + step * np.repeat(d, self.n), lower, upper)
+                     for d in self._directions()]
+            moved, block = self._descend([x] + moves, [block] + [self.block(m) for m in moves],
+                                         shared=False)
             if np.array_equal(moved, x):
                 step /= 2
             x = moved
-        return x
+        return x, block
 
     def _directions(self) -> list[np.ndarray]:
         """Moves of the pattern search in (terms,) log shape: along each term and along the
@@ -175,23 +181,24 @@ class _ShapeProblem:
                  for a in (-1, 1) for b in (-1, 1)]
         return axes + pairs
 
-    def _descend(self, points, shared: bool) -> np.ndarray:
+    def _descend(self, points, blocks, shared: bool) -> tuple[np.ndarray, np.ndarray]:
         """Coordinate descent over actuators, each taking its shape from one of ``points``
-        (from the best point shared by all, or from the first).
+        (from the best point shared by all, or from the first); ``blocks`` are their
+        ``block``. Returns the combined point and its block.
 
-        An actuator's Coulomb and Stribeck columns depend on its own shape only: the projected
-        columns of every point are computed once, and the residual of any combination follows
-        from their Gram matrix."""
+        An actuator's Coulomb and Stribeck columns depend on its own shape only: the residual
+        of any combination follows from the Gram matrix of the blocks."""
         k = len(self.sharp)
-        columns = np.concatenate([self._project(self.columns(self.shape(x))
-                                                * self.weights[:, None]) for x in points], axis=1)
+        columns = np.concatenate(blocks, axis=1)
         gram, projection = columns.T @ columns, columns.T @ self.y
-        owner = self._actuator_of_columns()
+
+        def index(choice):
+            return choice[self.owner] * k + np.arange(k)
 
         def cost(choice):
-            index = choice[owner] * k + np.arange(k)
-            rhs = projection[index]
-            solution, *_ = np.linalg.lstsq(gram[np.ix_(index, index)], rhs, rcond=None)
+            rhs = projection[index(choice)]
+            solution, *_ = np.linalg.lstsq(gram[np.ix_(index(choice), index(choice))], rhs,
+                                           rcond=None)
             return -float(rhs @ solution)          # the residual less ‖y‖²
 
         first = (min(range(len(points)), key=lambda g: cost(np.full(self.n, g)))
@@ -206,16 +213,11 @@ class _ShapeProblem:
             if np.array_equal(choice, previous):
                 break
         stacked = np.array(points).reshape(len(points), -1, self.n)
-        return stacked[choice, :, np.arange(self.n)].T.reshape(-1)
+        return stacked[choice, :, np.arange(self.n)].T.reshape(-1), columns[:, index(choice)]
 
     def _log(self, values) -> np.ndarray:
         """Search variables of a grid point (``v_l`` as a ratio to ``vs``)."""
         return np.log(np.concatenate([values[t] for t in self.terms]))
-
-    def _actuator_of_columns(self) -> np.ndarray:
-        """(len(sharp),) actuator of each sharp base column (``fc3`` → 2)."""
-        names = [self.regressor.names[self.base.independent[i]] for i in self.sharp]
-        return np.array([int(name[2:]) - 1 for name in names])
 
     def _project(self, v):
         return v - self.q @ (self.q.T @ v)
@@ -234,12 +236,27 @@ class _ShapeProblem:
                     [cols], factor, p.fs, p.cutoff_hz, p.order)[0])
         return np.concatenate(parts).reshape(-1, len(self.sharp))
 
+    def block(self, x) -> np.ndarray:
+        """The weighted, projected Coulomb and Stribeck columns of log shape ``x``."""
+        return self.weighted(self.columns(self.shape(x)))
+
+    def weighted(self, columns) -> np.ndarray:
+        """``columns`` weighted and projected like ``y``."""
+        return self._project(columns * self.weights[:, None])
+
+    def _remainder(self, block) -> np.ndarray:
+        solution, *_ = np.linalg.lstsq(block, self.y, rcond=None)
+        return self.y - block @ solution
+
     def residual(self, x) -> np.ndarray:
         self.evaluations += 1
-        f = self._project(self.columns(self.shape(x)) * self.weights[:, None])
-        solution, *_ = np.linalg.lstsq(f, self.y, rcond=None)
-        return self.y - f @ solution
+        return self._remainder(self.block(x))
 
     def cost(self, x) -> float:
         r = self.residual(x)
+        return float(r @ r)
+
+    def block_cost(self, block) -> float:
+        """``cost`` of a shape from its ``block``."""
+        r = self._remainder(block)
         return float(r @ r)

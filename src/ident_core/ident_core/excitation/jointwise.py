@@ -340,10 +340,7 @@ def design_jointwise(constraints: Constraints, joint: str, hold=None,
         velocity, acceleration or torque limit, or comes closer to a collision than allowed.
     """
     robot, limits = constraints.robot, constraints.limits
-    if joint not in robot.joint_names:
-        raise InputError(f'joint {joint} is not a joint of {robot.urdf} '
-                         f'({", ".join(robot.joint_names)})')
-    j = robot.joint_names.index(joint)
+    j = robot.joint_index(joint)
     if hold is None:
         hold = np.clip(np.zeros(robot.n), limits.lower, limits.upper)
         hold[j] = (limits.lower[j] + limits.upper[j]) / 2
@@ -424,12 +421,10 @@ def friction_experiment(constraints: Constraints, joint: str, hold, slow_speed: 
         As ``design_jointwise``.
     """
     robot, limits = constraints.robot, constraints.limits
-    if joint not in robot.joint_names:
-        raise InputError(f'joint {joint} is not a joint of {robot.urdf} '
-                         f'({", ".join(robot.joint_names)})')
-    j = robot.joint_names.index(joint)
+    j = robot.joint_index(joint)
     share, periods = FRICTION_SLOW
     cosines = default_cosines(limits.lower[j], limits.upper[j], limits.velocity[j],
                               limits.acceleration[j], hold[j], fast=FRICTION_FAST,
                               slow=(share, slow_speed / limits.velocity[j], periods))
     return design_jointwise(constraints, joint, hold, cosines, name)
+

@@ -168,9 +168,7 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
     samples = _samples(robot, datasets, rigid, config)
     joints = list(joints or samples)
     for j in joints:
-        if j not in robot.joint_names:
-            raise InputError(f'friction: joint {j} is not a joint of {robot.urdf} '
-                             f'({", ".join(robot.joint_names)})')
+        robot.joint_index(j, 'friction')
         if j not in samples:
             raise InputError(f'friction: joint {j} never moves in '
                              f'{", ".join(d.source for d in datasets)} (a joint-wise '

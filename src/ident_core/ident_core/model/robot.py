@@ -119,6 +119,30 @@ class RobotModel:
         return np.concatenate([self.model.inertias[i].toDynamicParameters()
                                for i in range(1, self.model.njoints)])
 
+    def joint_index(self, joint: str, source: str = '') -> int:
+        """Index of a moving joint.
+
+        Parameters
+        ----------
+        joint : str
+            Its name.
+        source : str, optional
+            What asks, prefixed to the error message.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        InputError
+            If it is not a moving joint of the URDF (naming the joints it has).
+        """
+        if joint not in self.joint_names:
+            raise InputError(f'{source + ": " if source else ""}joint {joint} is not a joint of '
+                             f'{self.urdf} ({", ".join(self.joint_names)})')
+        return self.joint_names.index(joint)
+
     def joint_order(self, names: list[str], source: str) -> np.ndarray:
         """Indices that reorder data columns given in ``names`` order into the model's order.
 

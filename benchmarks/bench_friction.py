@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from ident_core.data.datasets import Dataset
 from ident_core.estimation.identification import (
@@ -45,7 +44,7 @@ from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.robot import load_robot
 from ident_core.model.transmission import Transmission
 from ident_core.motion.plan import ExcitationPlan
-from ident_core.sim.config import SimulationConfig
+from ident_core.sim.config import load_simulation_config
 from ident_core.sim.evaluation import compare_friction, worst_errors
 from ident_core.sim.simulator import RobotSimulator
 from ident_core.threads import limit_blas_threads
@@ -71,18 +70,13 @@ def arm_simulator(path=FRICTION_ARM, **overrides):
     """The simulator of an ``ident_sim`` parameter file, as the graph's node runs it (with
     ``overrides`` of its settings)."""
     robot = load_robot(URDF)
-    document = yaml.safe_load(path.read_text())
-    settings = {k: v for k, v in document['ident_sim']['ros__parameters'].items()
-                if k in SimulationConfig.model_fields}
-    cfg = SimulationConfig(**{'friction_model': 'improved-stribeck', **settings, **overrides})
+    cfg = load_simulation_config(path, **overrides)
     return robot, RobotSimulator(robot, cfg.hardware(robot.n))
 
 
 def true_friction(sim) -> dict[str, dict[str, float]]:
     """Per joint, the simulator's friction parameters (``ORDER``)."""
-    f = sim.hardware.friction
-    values = {'fc': f.fc, 'fs': f.fs, 'vs': f.vs, 'delta': f.delta, 'fv': f.fv,
-              'offset': f.offset, 'v_l': f.v_l}
+    values = sim.hardware.friction.parameters
     return {joint: {n: float(values[n][j]) for n in ORDER}
             for j, joint in enumerate(sim.robot.joint_names)}
 

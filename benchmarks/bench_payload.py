@@ -37,7 +37,6 @@ import numpy as np
 from ident_core.data.datasets import Dataset
 from ident_core.estimation.identification import IdentificationConfig, identify
 from ident_core.excitation.fourier import load_trajectory
-from ident_core.files import read_yaml
 from ident_core.model.inertial import inertia_matrix
 from ident_core.model.robot import load_robot
 from ident_core.model.transmission import Transmission
@@ -45,7 +44,7 @@ from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import ExcitationPlan
 from ident_core.motion.segments import approach_segment
 from ident_core.payload.identify import identify_payload
-from ident_core.sim.config import Payload, SimulationConfig
+from ident_core.sim.config import Payload, load_simulation_config
 from ident_core.sim.simulator import RobotSimulator
 from ident_core.threads import limit_blas_threads
 
@@ -93,10 +92,8 @@ class Experiments:
     """
 
     def __init__(self, robot, seed: int):
-        params = read_yaml(REPO / 'config/ident_sim.yaml')['ident_sim']['ros__parameters']
-        known = {k: v for k, v in params.items() if k in SimulationConfig.model_fields}
-        hardware = SimulationConfig(**{**known, 'seed': seed, 'payload_mass': 0.0}) \
-            .hardware(robot.n)
+        hardware = load_simulation_config(REPO / 'config/ident_sim.yaml', seed=seed,
+                                          payload_mass=0.0).hardware(robot.n)
         self.robot, self.sim = robot, RobotSimulator(robot, hardware)
         self.held = np.array(hardware.initial_position, dtype=float)
 

@@ -161,7 +161,6 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.done: Future | None = None
         self.goal = None
         self.sent_until = -np.inf
-        self.stage_times: list[StageTime] = []
         self.described = 0                  # stages whose description was published
         self.create_timer(p.send_period, self._tick)
         self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
@@ -212,7 +211,6 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.motion = Motion(plan, start_ns)
         self.sent_until = -np.inf
         self.done = Future()
-        self.stage_times = plan.stage_times
         self.described = 0
         self._describe_stages(0.0)
         self.get_logger().info(f'running {requested.name!r}: {plan_summary(plan, requested)}')
@@ -239,7 +237,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         plan = self.motion.plan
         while self.described < len(plan.stages) and self.motion.stop is None:
             k = self.described
-            begins, start, count = self.stage_times[k]
+            begins, start, count = plan.stage_times[k]
             if t < begins:
                 return
             self.description.publish(trajectory_to_msg(
@@ -366,7 +364,7 @@ class ExcitationNode(lifecycle.GracefulNode):
                 phase = 'stop'
             self.goal.publish_feedback(RunExcitation.Feedback(
                 phase=phase, progress=float(min(max(t / end, 0.0), 1.0)), period=period,
-                stage=current_stage(self.stage_times, t)))
+                stage=current_stage(self.motion.plan.stage_times, t)))
 
     def _send(self, t_from: float, t_to: float) -> None:
         """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pinocchio as pin
 import pytest
+from helpers import REPO
 from test_fourier import JOINTS, TABLE1
 
 from ident_core.data.datasets import Dataset
@@ -18,7 +19,12 @@ from ident_core.model.regressor import Regressor, RegressorSpec
 from ident_core.model.transmission import Transmission
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import ExcitationPlan
-from ident_core.sim.config import ENCODER_RESOLUTION, Payload, SimulatedHardware
+from ident_core.sim.config import (
+    ENCODER_RESOLUTION,
+    Payload,
+    SimulatedHardware,
+    load_simulation_config,
+)
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 
 N = 6
@@ -427,3 +433,18 @@ def test_identification_recovers_the_ground_truth(six_axis, plan):
                          None, out['torque'], Transmission.identity(N))
     error = validate(model, noise_free).metrics['relative_error_percent']
     assert error <= 1.0
+
+
+def test_simulation_config_of_a_node_parameter_file(tmp_path):
+    cfg = load_simulation_config(REPO / 'config' / 'ident_sim_friction.yaml', seed=3)
+    hardware = cfg.hardware(6)
+    assert cfg.seed == 3 and hardware.friction.model == 'improved-stribeck'
+    np.testing.assert_allclose(hardware.friction.fs, [23.19, 73.24, 53.78, 5.80, 5.80, 2.90])
+    np.testing.assert_allclose(hardware.rotor_inertia, [6.0, 10.0, 4.0, 0.4, 0.4, 0.25])
+    other = tmp_path / 'other.yaml'
+    other.write_text('recorder:\n  ros__parameters: {topic: joint_states}\n')
+    with pytest.raises(InputError, match='other.yaml: no ident_sim.ros__parameters'):
+        load_simulation_config(other)
+    other.write_text('ident_sim:\n  ros__parameters: {rate_hz: -1.0}\n')
+    with pytest.raises(InputError, match='rate_hz'):
+        load_simulation_config(other)

@@ -14,9 +14,10 @@ import numpy as np
 from pydantic import Field, NonNegativeFloat, PositiveFloat
 
 from ..errors import InputError
+from ..files import read_yaml
 from ..friction.models import SIMULATED_MODELS, Friction
 from ..model.robot import RobotModel
-from ..schema import Schema, per_joint
+from ..schema import Schema, parse, per_joint
 
 ENCODER_RESOLUTION = 2 * np.pi / 2 ** 17 / 100     # rad: 17-bit motor encoder, 100:1 gear
 
@@ -258,3 +259,38 @@ class SimulationConfig(Schema):
             position_resolution=self.position_resolution, dt=1.0 / self.rate_hz, seed=self.seed,
             perturbation=self.perturbation, payload=payload,
             payload_mounted=self.payload_mounted)
+
+
+def load_simulation_config(path, node: str = 'ident_sim', **overrides) -> SimulationConfig:
+    """The simulated hardware of a ROS parameter file of the ``ident_sim`` node, for offline use
+    (benchmarks): its ``<node>.ros__parameters`` that are ``SimulationConfig`` fields (the
+    node's topics are left out).
+
+    Parameters
+    ----------
+    path : str or Path
+        The parameter file, e.g. ``config/ident_sim.yaml``.
+    node : str
+        The node's name in the file.
+    **overrides
+        Settings that replace the file's.
+
+    Returns
+    -------
+    SimulationConfig
+
+    Raises
+    ------
+    InputError
+        If the file is missing or not YAML, has no ``<node>.ros__parameters``, or a setting is
+        wrong (naming it).
+    """
+    doc = read_yaml(path, 'simulation parameter file')
+    try:
+        params = doc[node]['ros__parameters']
+    except (KeyError, TypeError, IndexError):
+        params = None
+    if not isinstance(params, dict):
+        raise InputError(f'{path}: no {node}.ros__parameters')
+    settings = {k: v for k, v in params.items() if k in SimulationConfig.model_fields}
+    return parse(SimulationConfig, {**settings, **overrides}, path)

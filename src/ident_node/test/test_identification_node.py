@@ -4,8 +4,6 @@ after the other; it identifies a payload from synthetic bags with and without it
 estimate and its markers, and refuses a bad request in one line."""
 from __future__ import annotations
 
-import os
-import random
 import sys
 import threading
 import time
@@ -25,7 +23,6 @@ from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 TIMEOUT = 60.0
-DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 @pytest.fixture
@@ -35,16 +32,6 @@ def bag(tmp_path) -> Path:
     dataset, _ = synthetic_dataset(robot, truth, duration=20.0, rate=200.0, seed=3,
                                    torque_noise=0.05)
     return datafiles.write_joint_state_bag(tmp_path / 'run', dataset)
-
-
-@pytest.fixture
-def ros():
-    import rclpy
-
-    from ident_ros.testing import isolated_context
-
-    with isolated_context(DOMAIN) as context:
-        yield rclpy, context
 
 
 def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):

@@ -6,8 +6,6 @@ one line."""
 from __future__ import annotations
 
 import math
-import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -42,7 +40,6 @@ TORQUE_NOISE = 0.01          # N·m, seeded
 LINEAR_TOLERANCE = 0.02      # relative: fc, fs, fv, offset
 SHAPE_TOLERANCE = 0.10       # relative: vs, v_l
 TIMEOUT = 60.0               # s, guards against a hang only
-DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 @pytest.fixture
@@ -64,16 +61,6 @@ def bag(tmp_path) -> Path:
     tau += TORQUE_NOISE * np.random.default_rng(5).standard_normal(tau.shape)
     recording = SimpleNamespace(t=t, joint_names=names, position=q, velocity=qd, effort=tau)
     return datafiles.write_joint_state_bag(tmp_path / 'friction_joint4', recording)
-
-
-@pytest.fixture
-def ros():
-    import rclpy
-
-    from ident_ros.testing import isolated_context
-
-    with isolated_context(DOMAIN) as context:
-        yield rclpy, context
 
 
 def test_identifies_friction_publishes_it_and_refuses_a_bad_request(ros, bag, tmp_path):

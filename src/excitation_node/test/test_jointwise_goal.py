@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -95,10 +94,9 @@ class Graph:
                         'the excitation node and the first joint_states')
 
     def spin_until(self, condition, what: str):
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            assert time.monotonic() < deadline, f'timeout ({TIMEOUT:g} s) waiting for {what}'
-            self.executor.spin_once(timeout_sec=0.01)
+        from ident_ros.testing import spin_until
+
+        spin_until(self.executor, condition, what, TIMEOUT)
 
     def run_goal(self, trajectory_file: Path):
         """Send a goal, wait for its result; returns the result."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -73,10 +72,9 @@ class Graph:
                         and self.run.server_is_ready(), 'the excitation node')
 
     def spin_until(self, condition, what: str, timeout: float = TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            assert time.monotonic() < deadline, f'timeout ({timeout:g} s) waiting for {what}'
-            self.executor.spin_once(timeout_sec=0.01)
+        from ident_ros.testing import spin_until
+
+        spin_until(self.executor, condition, what, timeout)
 
     def request(self, **fields):
         from ident_msgs.srv import OptimizeExcitation

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,6 +42,7 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
     from ident_msgs.msg import IdentifiedParameters
     from ident_msgs.srv import IdentifyRecording
     from ident_node.identification_node import IdentificationNode
+    from ident_ros import testing
     from ident_ros.qos import LATCHED_QOS
 
     node = IdentificationNode(context=context, parameter_overrides=[
@@ -63,10 +63,7 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
     node.identify = held_identify
 
     def spin_until(condition, what):
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            assert time.monotonic() < deadline, f'timeout waiting for {what}'
-            executor.spin_once(timeout_sec=0.01)
+        testing.spin_until(executor, condition, what, TIMEOUT)
 
     try:
         spin_until(identify.service_is_ready, 'the identify service')
@@ -133,6 +130,7 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
     from ident_msgs.msg import Payload
     from ident_msgs.srv import IdentifyPayload
     from ident_node.identification_node import IdentificationNode
+    from ident_ros import testing
     from ident_ros.qos import LATCHED_QOS
 
     node = IdentificationNode(context=context, parameter_overrides=[
@@ -150,17 +148,11 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
 
     def call(**fields):
         future = service.call_async(IdentifyPayload.Request(**fields))
-        deadline = time.monotonic() + TIMEOUT
-        while not future.done():
-            assert time.monotonic() < deadline, f'timeout waiting for the reply to {fields}'
-            executor.spin_once(timeout_sec=0.01)
+        spin_until(future.done, f'the reply to {fields}')
         return future.result()
 
     def spin_until(condition, what):
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            assert time.monotonic() < deadline, f'timeout waiting for {what}'
-            executor.spin_once(timeout_sec=0.01)
+        testing.spin_until(executor, condition, what, TIMEOUT)
 
     try:
         spin_until(service.service_is_ready, 'the identify_payload service')

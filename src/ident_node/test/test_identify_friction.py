@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -72,6 +71,7 @@ def test_identifies_friction_publishes_it_and_refuses_a_bad_request(ros, bag, tm
     from ident_msgs.msg import FrictionResult
     from ident_msgs.srv import IdentifyFriction
     from ident_node.identification_node import IdentificationNode
+    from ident_ros import testing
     from ident_ros.qos import LATCHED_QOS
 
     node = IdentificationNode(context=context, parameter_overrides=[
@@ -86,10 +86,7 @@ def test_identifies_friction_publishes_it_and_refuses_a_bad_request(ros, bag, tm
     service = client.create_client(IdentifyFriction, '/identification_node/identify_friction')
 
     def spin_until(condition, what):
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            assert time.monotonic() < deadline, f'timeout waiting for {what}'
-            executor.spin_once(timeout_sec=0.01)
+        testing.spin_until(executor, condition, what, TIMEOUT)
 
     def call(**fields):
         future = service.call_async(IdentifyFriction.Request(**fields))

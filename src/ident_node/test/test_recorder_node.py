@@ -78,11 +78,9 @@ class Publisher:
             self.published += 1
 
     def spin_until(self, condition, timeout: float, what: str):
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if time.monotonic() > deadline:
-                raise AssertionError(f'timeout ({timeout:g} s) waiting for {what}')
-            self.executor.spin_once(timeout_sec=0.01)
+        from ident_ros.testing import spin_until
+
+        spin_until(self.executor, condition, what, timeout)
 
     def call(self, client, request, timeout=5.0):
         future = client.call_async(request)

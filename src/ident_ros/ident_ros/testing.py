@@ -3,6 +3,7 @@ machine do not discover each other's nodes."""
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 
 #: Environment of an isolated context: localhost discovery only.
@@ -42,3 +43,29 @@ def isolated_context(domain: int):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def spin_until(executor, condition, what: str, timeout: float) -> None:
+    """Spin an executor until a condition holds.
+
+    Parameters
+    ----------
+    executor : rclpy.executors.Executor
+        Spun 10 ms at a time.
+    condition : callable
+        Checked before each spin.
+    what : str
+        What is awaited, for the failure message.
+    timeout : float
+        [s] A guard against a hang, not a measurement.
+
+    Raises
+    ------
+    AssertionError
+        If ``condition()`` is still false after ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timeout ({timeout:g} s) waiting for {what}')
+        executor.spin_once(timeout_sec=0.01)

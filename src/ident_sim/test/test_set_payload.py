@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +33,7 @@ def test_set_payload_mounts_and_removes_the_configured_payload(ros, tmp_path, ma
     from rclpy.parameter import Parameter
     from std_srvs.srv import SetBool
 
+    from ident_ros.testing import spin_until
     from ident_sim.sim_node import SimNode
 
     truth_dir = tmp_path / 'ground_truth'
@@ -49,20 +49,14 @@ def test_set_payload_mounts_and_removes_the_configured_payload(ros, tmp_path, ma
 
     def call(data: bool):
         future = service.call_async(SetBool.Request(data=data))
-        deadline = time.monotonic() + TIMEOUT
-        while not future.done():
-            assert time.monotonic() < deadline, f'timeout waiting for set_payload({data})'
-            executor.spin_once(timeout_sec=0.01)
+        spin_until(executor, future.done, f'set_payload({data})', TIMEOUT)
         return future.result()
 
     def truth() -> dict:
         return yaml.safe_load((truth_dir / 'ground_truth.yaml').read_text())
 
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while not service.service_is_ready():
-            assert time.monotonic() < deadline, 'timeout waiting for the set_payload service'
-            executor.spin_once(timeout_sec=0.01)
+        spin_until(executor, service.service_is_ready, 'the set_payload service', TIMEOUT)
         bare = truth()
         assert node.sim.payload is None and not bare['payload_mounted']
         reply = call(True)

@@ -107,6 +107,25 @@ def test_pc_wls_predicts_another_trajectory_as_well_as_wls(arm7, fits):
     assert errors['pc-wls'] <= 1.05 * errors['wls']
 
 
+def test_geared_drives_keep_their_rotor_inertia_and_friction(arm7):
+    # industrial drives: rotor inertias and friction two orders above the test arm's; pc-wls
+    # has no prior on them, so it must agree with the truth as WLS does (a pull toward zero put
+    # such rotor inertias 25 % low)
+    robot, truth, _, _ = arm7
+    n = robot.n
+    geared = replace(truth, Ia=np.linspace(6.0, 0.25, n), fv=np.linspace(90.0, 3.5, n),
+                     fc=np.linspace(40.0, 1.5, n), offset=np.linspace(-4.0, 0.5, n))
+    train, _ = synthetic_dataset(robot, geared, 30, 200, seed=3, torque_noise=0.3)
+    config = IdentificationConfig(rotor_inertia=True, prior_weight=1.0)
+    model = identify(robot, [train], config)
+    beta = model.base.project(geared.vector(config.spec.actuator_terms))
+    actuator = [i for i, name in enumerate(model.base.names)
+                if name.startswith(('Ia', 'fv', 'fc', 'offset'))]
+    assert len(actuator) >= 3 * n
+    z = np.abs(model.values - beta)[actuator] / model.std[actuator]
+    assert z.max() <= 4.0, dict(zip(np.array(model.base.names)[actuator], z.round(1)))
+
+
 def test_user_bounds_are_respected(arm7):
     robot, truth, train, _ = arm7
     urdf_masses = robot.standard_parameters()[0::10]

@@ -4,7 +4,8 @@
     tau_f = tau − [Y(q, qd, qdd) chi]_rigid body + rotor inertia
 
 Each recording is preprocessed as for identification (time base, zero-phase low-pass of q and
-tau, central differences). The filter smooths the friction jump at a velocity reversal in the
+tau, central differences); the friction model is evaluated at the velocity of the sharp
+columns (``Processed.sharp_velocity``, not smoothed by the cut-off). The filter smooths the friction jump at a velocity reversal in the
 measured torque, so a friction model is compared with the data only after the same filter
 (parallel filtering, :meth:`FrictionSamples.filtered`): that keeps the samples near reversal,
 where the Stribeck effect and the linear band live, free of filter bias.
@@ -241,7 +242,7 @@ def friction_samples(robot: RobotModel, dataset: Dataset, rigid: RigidBodyModel,
         rows = np.arange(a, b, step)
         q, qd, qdd, tau = (x[rows] for x in (p.q, p.qd, p.qdd, p.tau))
         measured = (tau - rigid.torque(q, qd, qdd, transmission)) @ np.linalg.inv(gear)
-        u = qd @ gear.T
+        u = p.sharp_velocity[rows] @ gear.T
         inner = np.zeros(len(rows), bool)
         trim = math.ceil(p.trim / step)
         inner[trim:len(rows) - trim] = True

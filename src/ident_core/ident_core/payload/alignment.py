@@ -64,7 +64,8 @@ def align_runs(reference: Processed, other: Processed,
         raise InputError(f'{other.source} and {reference.source}: after aligning their motion '
                          f'(shift {shift:.3f} s) the runs overlap for less than half the shorter')
     moved = {k: scipy.interpolate.CubicSpline(oth.t, getattr(oth, k))(shared + shift)
-             for k in ('q', 'qd', 'qdd', 'tau')}
+             for k in ('q', 'qd', 'qdd', 'tau', 'sharp_velocity')}
+    moved['qd_sharp'] = moved.pop('sharp_velocity')
     ref = _rows(ref, inside)
     _check_same_motion(ref, moved['q'], (reference.source, other.source), joint_names,
                        shift)
@@ -80,7 +81,7 @@ def _inner(p: Processed) -> Processed:
 
 def _rows(p: Processed, rows: np.ndarray) -> Processed:
     return replace(p, t=p.t[rows], q=p.q[rows], qd=p.qd[rows], qdd=p.qdd[rows],
-                   tau=p.tau[rows])
+                   tau=p.tau[rows], qd_sharp=p.sharp_velocity[rows])
 
 
 def _normalised(q: np.ndarray, centre: np.ndarray, scale: np.ndarray) -> np.ndarray:

@@ -276,17 +276,18 @@ class Processed:
 def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig) -> Processed:
     """Resample, filter, differentiate and trim a dataset (docs/methods.md §3).
 
-    The time base of the log is worked out first (``timing.analyse``): the rows go onto a uniform
-    grid at the nominal rate, on the fixed-rate controller's cycles or resampled by their stamps,
-    and the log is split into segments at gaps too long to bridge; segments too short for the
-    filter are dropped. On each segment, positions and torques pass a zero-phase Butterworth
-    low-pass; qd and qdd are central differences of the filtered positions, or qd the filtered
-    recorded velocity (``recorded_velocity``: when asked, or when it agrees with the derivative
-    of q). The sharp friction columns get their own velocity, ``qd_sharp``, from the positions
-    (or the recorded velocity) low-passed at ``SHARP_CUTOFF_FACTOR`` × the cut-off. ``trim`` is ``TRIM_PERIODS`` cut-off periods (``trim_samples``): ``regression_data``
-    drops it at each end of each segment, where the filter's start-up transients and the
-    one-sided differences are inaccurate (with one period, simulated data still showed 10×
-    larger torque errors in the 0.2 s next to each end).
+    The time base of the log is worked out first (``timing.analyse``): the rows go onto a
+    uniform grid at the nominal rate, on the fixed-rate controller's cycles or resampled by
+    their stamps, and the log is split into segments at gaps too long to bridge; segments too
+    short for the filter are dropped. On each segment, positions and torques pass a zero-phase
+    Butterworth low-pass; qd and qdd are central differences of the filtered positions, or qd
+    the filtered recorded velocity (``recorded_velocity``: when asked, or when it agrees with
+    the derivative of q). The sharp friction columns get their own velocity, ``qd_sharp``, from
+    the positions (or the recorded velocity) low-passed at ``SHARP_CUTOFF_FACTOR`` × the
+    cut-off. ``trim`` is ``TRIM_PERIODS`` cut-off periods (``trim_samples``):
+    ``regression_data`` drops it at each end of each segment, where the filter's start-up
+    transients and the one-sided differences are inaccurate (with one period, simulated data
+    still showed 10× larger torque errors in the 0.2 s next to each end).
 
     Parameters
     ----------

@@ -4,11 +4,12 @@
     tau_f = tau − [Y(q, qd, qdd) chi]_rigid body + rotor inertia
 
 Each recording is preprocessed as for identification (time base, zero-phase low-pass of q and
-tau, central differences); the friction model is evaluated at the velocity of the sharp
-columns (``Processed.sharp_velocity``, not smoothed by the cut-off). The filter smooths the friction jump at a velocity reversal in the
-measured torque, so a friction model is compared with the data only after the same filter
-(parallel filtering, :meth:`FrictionSamples.filtered`): that keeps the samples near reversal,
-where the Stribeck effect and the linear band live, free of filter bias.
+tau, central differences); the friction model is evaluated at the velocity of the sharp columns
+(``Processed.sharp_velocity``, not smoothed by the cut-off). The filter smooths the friction
+jump at a velocity reversal in the measured torque, so a friction model is compared with the
+data only after the same filter (parallel filtering, :meth:`FrictionSamples.filtered`): that
+keeps the samples near reversal, where the Stribeck effect and the linear band live, free of
+filter bias.
 
 Behind a transmission, friction acts per actuator: with the normalised gear matrix ``G`` the
 joint torques are ``Gᵀ f(G qd)``, so actuator ``m`` sees ``(G⁻ᵀ tau_f)_m`` at velocity

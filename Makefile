@@ -10,7 +10,8 @@ export DATA_DIR TX40_DIR
 ENV := source scripts/env.sh &&
 KUKA := config/datasets/kuka_lwr4
 
-.PHONY: setup test demo demo-sim demo-payload demo-friction demo-kuka demo-tx40 bench clean
+.PHONY: setup test demo demo-sim demo-scara demo-payload demo-friction demo-kuka demo-tx40 bench \
+	clean
 
 setup:
 	bash scripts/setup.sh
@@ -25,6 +26,14 @@ demo: setup demo-sim
 demo-sim:
 	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
 	    ident_launch ident_bringup sim.launch.yaml demo:=true output_dir:=output/demo
+
+# The same graph on the simulated SCARA of scara_kalman_torque_estimation_2018
+# (config/scara_3dof/: the paper's excitation, N = 6, wf = 2π·0.08 rad/s); the torque
+# estimator takes the identified model when it is published. Results in output/demo_scara/.
+demo-scara: setup
+	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
+	    ident_launch ident_bringup sim.launch.yaml robot:=scara_3dof demo:=true \
+	    output_dir:=output/demo_scara
 
 # Payload identification on the simulated arm: the same excitation without and with a 3 kg
 # payload (mounted by the simulator's ~/set_payload between the runs), every payload method
@@ -42,9 +51,9 @@ demo-payload: setup
 demo-friction: setup
 	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
 	    ident_launch ident_bringup sim.launch.yaml friction_demo:=true \
-	    sim_params:=config/ident_sim_friction.yaml \
-	    excitation_params:=config/excitation_node_friction.yaml \
-	    identification_params:=config/identification_node_friction.yaml \
+	    sim_params:=config/six_axis_3kg/ident_sim_friction.yaml \
+	    excitation_params:=config/six_axis_3kg/excitation_node_friction.yaml \
+	    identification_params:=config/six_axis_3kg/identification_node_friction.yaml \
 	    output_dir:=output/demo_friction
 
 demo-kuka: setup
@@ -61,7 +70,7 @@ bench: setup
 	$(ENV) pip install -q -r benchmarks/requirements.txt \
 	    && python benchmarks/bench_identify.py --both \
 	    && python benchmarks/bench_real_data.py && python benchmarks/bench_excitation.py \
-	    && python benchmarks/bench_payload.py
+	    && python benchmarks/bench_payload.py && python benchmarks/bench_torque_estimator.py
 
 clean:
 	rm -rf build install log

@@ -46,7 +46,7 @@ SEVEN_DOF_SETTINGS = {
 
 
 def six_axis():
-    config = load_excitation_config(REPO / 'config/excitation/six_axis_optimizer.yaml')
+    config = load_excitation_config(REPO / 'config/six_axis_3kg/excitation/optimizer.yaml')
     return load_robot(REPO / 'urdf/six_axis_3kg.urdf'), config
 
 
@@ -148,7 +148,7 @@ def summarize(name, rows, seven_dof) -> list[str]:
 
 def table1(budget) -> None:
     robot, config = six_axis()
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     config = config.updated(period=trajectory.period, harmonics=trajectory.harmonics)
     problem = ExcitationProblem(robot, config)
     x = problem.genes(trajectory)

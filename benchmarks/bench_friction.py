@@ -53,7 +53,7 @@ REPO = Path(__file__).resolve().parents[1]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 #: The simulated arm of ``make demo-friction``: Table 3's improved-Stribeck friction on joints
 #: 1–3 (joints 4–6: its joint 1 scaled by 1/4, 1/4, 1/8) and industrial-size rotors.
-FRICTION_ARM = REPO / 'config' / 'ident_sim_friction.yaml'
+FRICTION_ARM = REPO / 'config' / 'six_axis_3kg' / 'ident_sim_friction.yaml'
 #: Velocity limits of the experiments [rad/s]: friction of Table 3's size leaves room in the
 #: URDF's effort limits up to these speeds (as the friction demo's ``velocity_limits``).
 VELOCITY_LIMIT = [2.0, 1.2, 0.35, 3.0, 3.0, 3.0]
@@ -62,7 +62,7 @@ SLOW_SPEED = 0.04
 #: Speed below which a joint sticks and slips (section 3) [rad/s].
 STICK_SLIP_SPEED = 0.03
 #: Cut-off of whole-robot identification in section 3 [Hz], the friction demo's
-#: (``config/identification_node_friction.yaml``; other cut-offs are printed too).
+#: (``config/six_axis_3kg/identification_node_friction.yaml``; other cut-offs are printed too).
 CUTOFF_HZ = 40.0
 
 

@@ -2,14 +2,14 @@
 payload_identification_2017 reproduced, the model-based quick check, and drive gains from a
 known mass.
 
-The simulated hardware is ``config/ident_sim.yaml`` (the true robot: URDF inertias perturbed by
-up to 20 %, rotor inertias, Coulomb + viscous friction and offsets, torque noise and 1 ‰
-quantisation, computed-torque control at 1 kHz). One simulator runs every experiment in turn,
-as on a real robot: the optimised excitation trajectory (``six_axis_optimized.yaml``, 8 periods
-of 10 s) unloaded, then with each payload mounted on the flange; the model-based check uses a
-10 s loaded run of another trajectory (``six_axis_table1.yaml``, 2 periods of 5 s) and a model
-identified from the unloaded run (``identify``, pc-wls, rotor inertia); the static method 8
-poses (random, 30–70 % of each joint's range) held 2 s each, referenced to the same poses
+The simulated hardware is ``config/six_axis_3kg/ident_sim.yaml`` (the true robot: URDF inertias
+perturbed by up to 20 %, rotor inertias, Coulomb + viscous friction and offsets, torque noise
+and 1 ‰ quantisation, computed-torque control at 1 kHz). One simulator runs every experiment in
+turn, as on a real robot: the optimised excitation trajectory (``optimized.yaml``, 8 periods of
+10 s) unloaded, then with each payload mounted on the flange; the model-based check uses a 10 s
+loaded run of another trajectory (``identification.yaml``, Table 1, 2 periods of 5 s) and a
+model identified from the unloaded run (``identify``, pc-wls, rotor inertia); the static method
+8 poses (random, 30–70 % of each joint's range) held 2 s each, referenced to the same poses
 unloaded or to the model. The payloads, machined
 steel (7850 kg/m³), mounted off the flange axis:
 
@@ -50,7 +50,7 @@ from ident_core.threads import limit_blas_threads
 
 REPO = Path(__file__).resolve().parents[1]
 URDF = REPO / 'urdf/six_axis_3kg.urdf'
-EXCITATION = REPO / 'config/excitation'
+EXCITATION = REPO / 'config/six_axis_3kg/excitation'
 ACCELERATION = [20.0, 20.0, 20.0, 25.0, 25.0, 25.0]          # rad/s², as the excitation node
 POSES = 8                                                    # of the static method
 PERIODS = 8                                                  # of the identification runs
@@ -80,7 +80,7 @@ PAYLOADS = {'1.5 kg': cylinder(1.5, 0.04, 0.02), '3 kg': bar(3.0, 0.12, 0.06, 0.
 
 
 class Experiments:
-    """One simulated robot (``config/ident_sim.yaml``, no payload at start) that runs
+    """One simulated robot (``config/six_axis_3kg/ident_sim.yaml``, no payload at start) that runs
     excitation trajectories one after the other, as on a real robot.
 
     Parameters
@@ -92,7 +92,7 @@ class Experiments:
     """
 
     def __init__(self, robot, seed: int):
-        hardware = load_simulation_config(REPO / 'config/ident_sim.yaml', seed=seed,
+        hardware = load_simulation_config(REPO / 'config/six_axis_3kg/ident_sim.yaml', seed=seed,
                                           payload_mass=0.0).hardware(robot.n)
         self.robot, self.sim = robot, RobotSimulator(robot, hardware)
         self.held = np.array(hardware.initial_position, dtype=float)
@@ -166,7 +166,7 @@ def main() -> int:
     args = parser.parse_args()
     robot = load_robot(URDF)
     lab = Experiments(robot, args.seed)
-    unloaded = lab.record('six_axis_optimized', periods=PERIODS)
+    unloaded = lab.record('optimized', periods=PERIODS)
     lo, hi = robot.finite_limits()
     poses = lo + (hi - lo) * np.random.default_rng(args.seed).uniform(0.3, 0.7, (POSES, robot.n))
     poses_unloaded = lab.hold_poses(poses)
@@ -178,8 +178,8 @@ def main() -> int:
           f'{"paper %":>10}')
     for label, payload in PAYLOADS.items():
         lab.sim.set_payload(payload)
-        loaded = lab.record('six_axis_optimized', periods=PERIODS)
-        short = lab.record('six_axis_table1', periods=2)
+        loaded = lab.record('optimized', periods=PERIODS)
+        short = lab.record('identification', periods=2)
         poses_loaded = lab.hold_poses(poses)
         lab.sim.set_payload(None)
         result = identify_payload(robot, [loaded], 'all', frame='flange', unloaded=[unloaded])

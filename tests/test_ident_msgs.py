@@ -5,8 +5,14 @@ import pytest
 from ament_index_python.packages import get_package_share_directory
 from rclpy.serialization import deserialize_message, serialize_message
 
-from ident_msgs.msg import FrictionParameters, FrictionResult, IdentifiedParameters, Payload
-from ident_msgs.srv import IdentifyFriction, IdentifyPayload
+from ident_msgs.msg import (
+    Collision,
+    FrictionParameters,
+    FrictionResult,
+    IdentifiedParameters,
+    Payload,
+)
+from ident_msgs.srv import ApplyExternalTorque, IdentifyFriction, IdentifyPayload
 
 # lark (used by the rosidl runtime) imports deprecated sre_* modules.
 pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning:lark.*')
@@ -32,6 +38,7 @@ FIELDS = dict(
     relative_error_percent=4.25,
     estimator='wls',
     samples=4000,
+    result_path='/data/run1.mcap.result.yaml',
 )
 
 
@@ -123,3 +130,19 @@ def test_identify_friction_interface():
 def test_share_directory_resolves(package):
     share = get_package_share_directory(package)
     assert share.endswith('/share/' + package)
+
+
+def test_collision_round_trip():
+    msg = Collision(joint='joint2', external_torque=-4.5, threshold=2.0)
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 1_700_000_000, 5_000_000
+    msg.onset.sec, msg.onset.nanosec = 1_700_000_000, 2_000_000
+    out = deserialize_message(serialize_message(msg), Collision)
+    assert (out.joint, out.external_torque, out.threshold) == ('joint2', -4.5, 2.0)
+    assert out.onset.nanosec == 2_000_000 and out.header.stamp.nanosec == 5_000_000
+
+
+def test_apply_external_torque_service_fields():
+    request = ApplyExternalTorque.Request(joint='joint2', torque=5.0, duration=0.05)
+    assert (request.joint, request.torque, request.duration) == ('joint2', 5.0, 0.05)
+    assert set(ApplyExternalTorque.Response.get_fields_and_field_types()) == {
+        'success', 'message', 'start'}

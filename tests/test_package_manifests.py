@@ -52,5 +52,5 @@ def test_bringup_depends_on_every_node_package():
     bringup = _declared(SRC / 'ident_bringup')
     nodes = {p.name for p in PYTHON_PACKAGES if 'rclpy' in _imported_modules(p)
              and (p / 'setup.cfg').is_file() and 'install_scripts' in (p / 'setup.cfg').read_text()}
-    assert nodes == {'ident_node', 'excitation_node', 'ident_sim'}
+    assert nodes == {'ident_node', 'excitation_node', 'ident_sim', 'torque_estimator'}
     assert nodes <= bringup, sorted(nodes - bringup)

@@ -30,8 +30,11 @@ def _environment() -> dict:
 
 
 def _launch(output: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    # Without the torque estimator (its own tests start it): on two cores, a third Python process
+    # at 1 kHz beside the simulator and the recorder, with a busy machine, loses samples.
     return subprocess.Popen(
-        ['ident_launch', 'ident_bringup', 'sim.launch.yaml', f'output_dir:={output}', *args],
+        ['ident_launch', 'ident_bringup', 'sim.launch.yaml', f'output_dir:={output}',
+         'torque_estimator:=false', *args],
         cwd=REPO, env=env or _environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, start_new_session=True)
 
@@ -108,7 +111,7 @@ def test_identification_experiment_end_to_end(tmp_path):
     regressor 59) makes the validation error reproducible (0.227–0.235 % over 15 runs); Table 1
     (condition number about 1500) gave 0.2–1.1 % from one noise realisation to the next."""
     proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=1',
-                   f'identification_trajectory:={REPO}/config/excitation/six_axis_optimized.yaml')
+                   f'identification_trajectory:={REPO}/config/six_axis_3kg/excitation/optimized.yaml')
     out = _finish(proc, timeout=240)
     assert proc.returncode == 0, out[-6000:]
     summary = yaml.safe_load((tmp_path / 'summary.yaml').read_text())
@@ -127,8 +130,10 @@ def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
     proc = _launch(tmp_path, 'demo:=true', env=env)
     bags = tmp_path / 'bags'
     try:
-        # well inside the excitation: a whole period (5 s) recorded, the robot moving
-        _wait_for_excitation_period(env, proc, period=2, timeout=120)
+        # well inside the excitation (period 3 of 4), the robot moving: the feedback follows the
+        # wall clock, and a simulator on a busy machine may lag it by a second or more, so
+        # period 2 could begin before 5 s of samples exist
+        _wait_for_excitation_period(env, proc, period=3, timeout=120)
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         raise
@@ -142,6 +147,6 @@ def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
     assert count > 5000
     # the simulator ran on until the robot had come to rest along the stop segment
     qd = truth.log['qd']
-    assert np.abs(qd[-1]).max() < 1e-3
-    assert np.abs(qd[-200:]).max() < 1e-3
+    assert np.abs(qd[-1]).max() < 1e-3, out[-6000:]
+    assert np.abs(qd[-200:]).max() < 1e-3, out[-6000:]
     assert np.abs(qd).max() > 0.5                     # it was moving when interrupted

@@ -17,7 +17,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 JOINTS = [f'joint{i}' for i in range(1, 7)]
-ACCELERATION = [20.0, 20.0, 20.0, 25.0, 25.0, 25.0]     # rad/s², config/excitation_node.yaml
+# rad/s², config/six_axis_3kg/excitation_node.yaml
+ACCELERATION = [20.0, 20.0, 20.0, 25.0, 25.0, 25.0]
 START = [0.1, -0.2, 0.3, 0.0, 0.2, -0.1]                # rad, where the simulated arm stands
 MOVING, CENTRE = 'joint4', 0.3                          # rad
 # Small and short: 2 periods of 1 s at 0.15 rad (0.94 rad/s, 5.9 rad/s²), 1 of 1.5 s at 0.05 rad.

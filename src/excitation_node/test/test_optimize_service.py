@@ -214,7 +214,7 @@ def test_optimizer_settings_take_the_node_limits_and_the_request_fields(tmp_path
 
 def test_period_violations_sees_a_trajectory_beyond_the_node_limits():
     robot = load_robot(URDF)
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     limits = JointLimits.from_robot(robot, ACCELERATION).with_margin(MARGIN)
     assert period_violations(trajectory, limits) == []
     tight = JointLimits.from_robot(robot, 1.0)

@@ -4,7 +4,8 @@ import ast
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / 'ident_core'
-AREAS = ('model', 'data', 'estimation', 'excitation', 'motion', 'friction', 'optim', 'sim', 'cli')
+AREAS = ('model', 'data', 'estimation', 'excitation', 'motion', 'friction', 'payload', 'optim',
+         'sim', 'torque_estimation', 'cli')
 
 
 def _imports(path: Path) -> list[str]:

@@ -492,8 +492,8 @@ def test_report_margins_objectives_and_yaml_round_trip(runs, tmp_path):
 # --- payload_identification_2017 Table 1 ----------------------------------------------------------
 
 def test_table1_trajectory_evaluates_on_the_six_axis_arm(robot):
-    traj = load_trajectory(REPO / 'config' / 'excitation' / 'six_axis_table1.yaml')
-    cfg = load_excitation_config(REPO / 'config' / 'excitation' / 'six_axis_optimizer.yaml')
+    traj = load_trajectory(REPO / 'config' / 'six_axis_3kg' / 'excitation' / 'identification.yaml')
+    cfg = load_excitation_config(REPO / 'config' / 'six_axis_3kg' / 'excitation' / 'optimizer.yaml')
     cfg = cfg.updated(harmonics=6, period=5.0,
                       collision=cfg.collision.updated(self=False, environment=[]))
     problem = ExcitationProblem(robot, cfg)

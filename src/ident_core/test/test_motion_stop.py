@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[3]
 def plan():
     robot = load_robot(REPO / 'urdf/six_axis_3kg.urdf')
     limits = JointLimits.from_robot(robot, [20, 20, 20, 25, 25, 25]).with_margin(0.02)
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     return ExcitationPlan(trajectory, np.zeros(6), limits.reordered(trajectory.joint_names), 1)
 
 

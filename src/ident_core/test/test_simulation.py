@@ -397,13 +397,13 @@ def test_truth_log_across_chunks():
     rng = np.random.default_rng(0)
     rows = []
     for k in range(20):
-        q, qd, qdd, tau = rng.normal(size=(4, 2))
-        log.append(type('S', (), dict(step=k, q=q, qd=qd, qdd=qdd, torque=tau)))
-        rows.append((q, qd, qdd, tau))
+        q, qd, qdd, tau, ext = rng.normal(size=(5, 2))
+        log.append(type('S', (), dict(step=k, q=q, qd=qd, qdd=qdd, torque=tau, external=ext)))
+        rows.append((q, qd, qdd, tau, ext))
     out = log.arrays()
     assert out['step'].dtype == np.int64
     np.testing.assert_array_equal(out['step'], np.arange(20))
-    for i, key in enumerate(('q', 'qd', 'qdd', 'torque')):
+    for i, key in enumerate(('q', 'qd', 'qdd', 'torque', 'external')):
         np.testing.assert_array_equal(out[key], np.array([r[i] for r in rows]))
 
 
@@ -436,7 +436,8 @@ def test_identification_recovers_the_ground_truth(six_axis, plan):
 
 
 def test_simulation_config_of_a_node_parameter_file(tmp_path):
-    cfg = load_simulation_config(REPO / 'config' / 'ident_sim_friction.yaml', seed=3)
+    cfg = load_simulation_config(REPO / 'config' / 'six_axis_3kg' / 'ident_sim_friction.yaml',
+                                 seed=3)
     hardware = cfg.hardware(6)
     assert cfg.seed == 3 and hardware.friction.model == 'improved-stribeck'
     np.testing.assert_allclose(hardware.friction.fs, [23.19, 73.24, 53.78, 5.80, 5.80, 2.90])

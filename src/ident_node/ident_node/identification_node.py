@@ -318,6 +318,7 @@ class IdentificationNode(lifecycle.GracefulNode):
         path, result = await self._one_at_a_time(self.identify, bag, validation_bags,
                                                  result_path, name='identification')
         msg = parameters_msg(result, self.get_clock().now().to_msg())
+        msg.result_path = str(path)
         self.publisher.publish(msg)
         self.get_logger().info(
             f'identified {len(msg.base_parameter_values)} base parameters from {bag} '

@@ -9,10 +9,12 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Inertia
 from visualization_msgs.msg import Marker, MarkerArray
 
+from ident_core.errors import InputError
 from ident_core.excitation.fourier import FourierTrajectory, trajectory_from_dict
 from ident_core.friction.fit import FrictionFit
 from ident_core.friction.identify import FrictionIdentification
 from ident_core.friction.models import parameter_names
+from ident_core.model.robot import RobotModel
 from ident_core.payload.geometry import equivalent_box
 from ident_core.payload.parameters import PayloadEstimate
 from ident_msgs.msg import (
@@ -93,6 +95,49 @@ def trajectory_from_msg(msg: ExcitationTrajectory) -> FourierTrajectory:
                                        rel_tol=1e-6):
         data['period'] = msg.period
     return trajectory_from_dict(data, 'ExcitationTrajectory message')
+
+
+def trajectory_points(msg, robot: RobotModel) -> tuple:
+    """The points of a ``trajectory_msgs/JointTrajectory`` as arrays in the robot's joint order.
+
+    Parameters
+    ----------
+    msg : trajectory_msgs.msg.JointTrajectory
+        The command (every joint of the robot, at least one point).
+    robot : RobotModel
+        The robot.
+
+    Returns
+    -------
+    times : (K,) ndarray
+        ``time_from_start`` of the points [s].
+    q : (K, n) ndarray
+        Positions.
+    qd, qdd : (K, n) ndarray or None
+        Velocities and accelerations, None when the points carry none.
+
+    Raises
+    ------
+    InputError
+        If a joint of the robot is missing or unknown, there is no point, or a point carries
+        some but not all values of a field.
+    """
+    idx = robot.joint_order(list(msg.joint_names), 'JointTrajectory')
+    points = msg.points
+    if not points:
+        raise InputError('JointTrajectory has no points')
+    times = np.array([pt.time_from_start.sec + 1e-9 * pt.time_from_start.nanosec
+                      for pt in points])
+    fields = []
+    for name in ('positions', 'velocities', 'accelerations'):
+        rows = [getattr(pt, name) for pt in points]
+        if all(len(r) == len(idx) for r in rows):
+            fields.append(np.array(rows, dtype=float)[:, idx])
+        elif name == 'positions' or any(len(r) for r in rows):
+            raise InputError(f'JointTrajectory: every point needs {len(idx)} {name}')
+        else:
+            fields.append(None)
+    return (times, *fields)
 
 
 def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:

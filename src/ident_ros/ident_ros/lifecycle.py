@@ -8,8 +8,10 @@ default actions of SIGINT and SIGTERM are restored (terminate the process), so a
 in teardown dies on the next signal; and a teardown (middleware) that has not finished after
 ``TEARDOWN_TIMEOUT`` s prints the traceback of every thread and ends the process with status 1
 (``faulthandler``'s watchdog runs in C, so it fires even while a native call holds the GIL).
-Only ``SingleThreadedExecutor`` is used: the stock ``MultiThreadedExecutor`` of rclpy 9.1.2
-drops messages (docs/ros2_from_pypi.md).
+Nodes spin a ``SingleThreadedExecutor`` (the stock ``MultiThreadedExecutor`` of rclpy 9.1.2
+drops messages, docs/ros2_from_pypi.md), or rclpy's ``EventsExecutor`` when they ask for it: it
+takes each message without rebuilding the wait set, which a node at the joint_states rate needs
+(the torque estimator; it has no timer, where the events executor is still young).
 """
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ class GracefulNode(Node):
         """Release resources (files) after the last spin; called exactly once."""
 
 
-def run(node_class, args=None, **kwargs) -> int:
+def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) -> int:
     """Create a node, spin it until it finishes, tear it down.
 
     BLAS runs on one thread for the rest of the process (``ident_core.threads``): the nodes'
@@ -83,6 +85,8 @@ def run(node_class, args=None, **kwargs) -> int:
         A ``GracefulNode`` subclass.
     args : list of str, optional
         Command-line arguments for ``rclpy.init``.
+    executor_class : type, optional
+        The executor (``SingleThreadedExecutor``, or ``rclpy.experimental.EventsExecutor``).
     **kwargs
         Passed to ``node_class``.
 
@@ -104,7 +108,7 @@ def run(node_class, args=None, **kwargs) -> int:
         except ValueError as exc:      # bad parameters or files (InputError is a ValueError)
             print(f'{node_class.__name__}: error: {exc}', file=sys.stderr)
             return 2
-        _spin(node, received)
+        _spin(node, received, executor_class())
         return node.exit_code
     finally:
         if node is not None:
@@ -120,8 +124,7 @@ def run(node_class, args=None, **kwargs) -> int:
         rclpy.try_shutdown()
 
 
-def _spin(node: GracefulNode, received: list) -> None:
-    executor = SingleThreadedExecutor()
+def _spin(node: GracefulNode, received: list, executor) -> None:
     executor.add_node(node)
     deadline = None
     try:

@@ -19,3 +19,8 @@ LATCHED_QOS = _reliable(depth=1, latched=True)
 LATCHED_HISTORY_QOS = _reliable(depth=100, latched=True)
 #: Trajectory commands: reliable, a few in flight.
 COMMAND_QOS = _reliable(depth=10, latched=False)
+#: Estimates at the joint_states rate (filtered torques) for controllers and monitors:
+#: reliable, and a subscriber that falls behind gets the newest rather than a backlog.
+ESTIMATE_QOS = _reliable(depth=10, latched=False)
+#: Events that must all arrive (collisions), none replayed to late joiners.
+EVENT_QOS = _reliable(depth=100, latched=False)

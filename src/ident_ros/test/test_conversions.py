@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_excitation_trajectory_round_trip():
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     msg = trajectory_to_msg(trajectory, Time(sec=12, nanosec=5), periods=3)
     assert msg.harmonics == 6 and msg.periods == 3 and msg.header.stamp.sec == 12
     assert msg.a[6 * 1 + 2] == trajectory.a[1, 2]          # row-major joints x harmonics
@@ -41,7 +41,7 @@ def test_excitation_trajectory_round_trip():
 
 
 def test_stage_of_a_multi_stage_excitation():
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     single = trajectory_to_msg(trajectory, Time(), periods=1)
     assert (single.stage, single.stages) == (1, 1)
     second = trajectory_to_msg(trajectory, Time(sec=30), periods=2, stage=2, stages=3)
@@ -50,7 +50,7 @@ def test_stage_of_a_multi_stage_excitation():
 
 
 def test_inconsistent_message_is_refused():
-    trajectory = load_trajectory(REPO / 'config/excitation/six_axis_table1.yaml')
+    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
     msg = trajectory_to_msg(trajectory, Time(), periods=1)
     msg.a = msg.a[:-1]
     with pytest.raises(InputError, match='ExcitationTrajectory message'):

@@ -132,7 +132,7 @@ class FrictionDemoNode(DemoClient):
         if settings['friction'] != MODEL or not settings['rotor_inertia']:
             raise DemoFailed(f'the identification node identified {settings["friction"]} '
                              f'friction, rotor inertia {settings["rotor_inertia"]}: start it with '
-                             'config/identification_node_friction.yaml')
+                             'config/six_axis_3kg/identification_node_friction.yaml')
         self.get_logger().info(f'rigid body identified: {rigid.result_path}')
         steps['rigid-body identification'] = time.monotonic() - self.started - sum(steps.values())
         experiments = {}
@@ -258,7 +258,7 @@ def true_friction(ground_truth: dict) -> dict[str, dict[str, float]]:
         raise DemoFailed('ground truth without a friction section') from None
     if friction.get('model') != MODEL:
         raise DemoFailed(f'the simulator runs {friction.get("model")} friction, not {MODEL}: '
-                         'start it with config/ident_sim_friction.yaml')
+                         'start it with config/six_axis_3kg/ident_sim_friction.yaml')
     return {joint: {name: float(friction[name][j]) for name in ORDER if name in friction}
             for j, joint in enumerate(joints)}
 

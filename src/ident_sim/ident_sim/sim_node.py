@@ -8,7 +8,10 @@ rate with header stamps ``start + k·dt``, and optionally ``/clock``. The ground
 ``truth_log.npz`` — every published stamp with the true state and noise-free torque — on
 ``~/write_ground_truth`` and at shutdown), never onto a topic. ``~/set_payload``
 (std_srvs/SetBool) mounts the configured payload (``payload_mass`` > 0) or removes it, from the
-next control period on, as an operator would between two experiments. On SIGINT/SIGTERM it
+next control period on, as an operator would between two experiments.
+``~/apply_external_torque`` (ident_msgs/ApplyExternalTorque) applies an external torque on one
+joint for a time, from the next control period on (a contact, for tests of the torque
+estimator); the truth log records it. On SIGINT/SIGTERM it
 keeps running the commanded trajectory until the robot is at rest (at most
 ``shutdown_settle_time`` s), as real hardware would, then writes the ground truth.
 """
@@ -33,7 +36,9 @@ from ident_core.model.robot import load_robot
 from ident_core.motion.controller import TrajectoryBuffer
 from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
+from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
+from ident_ros.conversions import trajectory_points
 from ident_ros.parameters import UrdfFile, declare_parameters
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
@@ -94,6 +99,8 @@ class SimNode(lifecycle.GracefulNode):
                                  qos.COMMAND_QOS)
         self.create_service(Trigger, '~/write_ground_truth', self._on_write_truth)
         self.create_service(SetBool, '~/set_payload', self._on_set_payload)
+        self.create_service(ApplyExternalTorque, '~/apply_external_torque',
+                            self._on_external_torque)
         # sim time 0 at the wall-clock start; stamps are exact multiples of dt after it
         self.start_ns = 0 if self.clock else self.get_clock().now().nanoseconds
         self.start_wall = time.monotonic()
@@ -112,24 +119,7 @@ class SimNode(lifecycle.GracefulNode):
 
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         try:
-            idx = self.robot.joint_order(list(msg.joint_names), 'JointTrajectory')
-            if len(idx) != self.robot.n:
-                raise InputError('JointTrajectory must name all joints '
-                                 f'({", ".join(self.robot.joint_names)})')
-            points = msg.points
-            if not points:
-                raise InputError('JointTrajectory has no points')
-            times = np.array([pt.time_from_start.sec + 1e-9 * pt.time_from_start.nanosec
-                              for pt in points])
-            fields = []
-            for name in ('positions', 'velocities', 'accelerations'):
-                rows = [getattr(pt, name) for pt in points]
-                if all(len(r) == len(idx) for r in rows):
-                    fields.append(np.array(rows, dtype=float)[:, idx])
-                elif name == 'positions' or any(len(r) for r in rows):
-                    raise InputError(f'JointTrajectory: every point needs {len(idx)} {name}')
-                else:
-                    fields.append(None)
+            times, *fields = trajectory_points(msg, self.robot)
             stamp = Time.from_msg(msg.header.stamp).nanoseconds
             now = self._now()
             start = now if stamp == 0 else (stamp - self.start_ns) * 1e-9
@@ -191,6 +181,22 @@ class SimNode(lifecycle.GracefulNode):
         response.message = (f'{payload.mass:g} kg payload mounted on {payload.frame}'
                             if request.data else 'payload removed')
         self.get_logger().info(f'{response.message} at t = {self.sim.time:.3f} s')
+        return response
+
+    def _on_external_torque(self, request, response):
+        try:
+            joint = self.robot.joint_index(request.joint, 'apply_external_torque')
+            torque = np.zeros(self.robot.n)
+            torque[joint] = request.torque
+            self.sim.apply_external_torque(torque, request.duration)
+        except InputError as exc:
+            response.success, response.message = False, str(exc)
+            return response
+        response.start = Time(nanoseconds=self.start_ns + self.sim.step_count * self.dt_ns).to_msg()
+        response.success = True
+        response.message = (f'{request.torque:g} on {request.joint} for {request.duration:g} s '
+                            f'from t = {self.sim.time:.3f} s')
+        self.get_logger().info(f'external torque: {response.message}')
         return response
 
     def write_ground_truth(self) -> Path:

@@ -13,7 +13,8 @@ N = 6
 
 
 def _params(**changes) -> dict:
-    p = yaml.safe_load((REPO / 'config/ident_sim.yaml').read_text())['ident_sim']['ros__parameters']
+    p = yaml.safe_load((REPO / 'config/six_axis_3kg/ident_sim.yaml').read_text())['ident_sim'][
+        'ros__parameters']
     p['urdf_file'] = str(REPO / 'urdf/six_axis_3kg.urdf')
     p.update(changes)
     return p

@@ -10,6 +10,8 @@
                         [--method all] [--frame FRAME] [--known-mass KG] --out PAYLOAD.yaml
     robot-ident friction (--model RESULT.yaml | --urdf URDF) --data D [D ...] [--joints J ...]
                          [--friction-model M|all] [--optimizer lsq|ga|sa-ga|all] --out FRICTION.yaml
+    robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
+                                --data D [--reference TRAJ.yaml] [--method M] --out TORQUES.csv
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
 one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
@@ -32,6 +34,7 @@ VERBS = {
     'export-urdf': 'write the URDF with the identified inertias, friction and rotor inertia',
     'payload': "identify a payload's mass, centre of mass and inertia",
     'friction': 'identify Coulomb-viscous and (improved) Stribeck friction per joint',
+    'estimate-torque': 'filter joint torques with a dynamic model, estimate external torques',
 }
 
 

@@ -284,6 +284,105 @@ def friction_jacobian(model: str, u, parameters: dict) -> np.ndarray:
     return np.stack([columns[k] for k in parameter_names(model)], -1)
 
 
+class JointFriction:
+    """One friction model with fixed parameters, evaluated sample by sample: ``friction_torque``
+    with the constants worked out once, for loops at the control rate (simulator, torque
+    estimation).
+
+    Parameters
+    ----------
+    model : {'none', 'coulomb-viscous', 'coulomb-viscous-offset', 'stribeck', \
+'improved-stribeck'}
+        The model (``none``: no friction).
+    parameters : dict of str to float or (n,) ndarray
+        Every parameter of the model (``parameter_names``), per joint or actuator.
+
+    Raises
+    ------
+    InputError
+        As ``friction_torque``.
+
+    References
+    ----------
+    .. [1] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based
+       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science),
+       2021 (received 2020-06-28), eq. (5)–(7).
+    """
+
+    def __init__(self, model: str, parameters: dict):
+        self.model = model
+        if model == 'none':
+            return
+        p = {k: np.asarray(v, dtype=float) for k, v in parameters.items()}
+        _linear(model, p)
+        self._fc, self._fv = p['fc'], p['fv']
+        self._offset = p['offset'] if model in ('coulomb-viscous-offset',
+                                                'improved-stribeck') else 0.0
+        if not SHAPE[model]:
+            return
+        shape = _shape(model, p)
+        self._rise = p['fs'] - p['fc']
+        self._inv_vs, self._delta = 1.0 / shape['vs'], shape['delta']
+        self._square = bool(np.all(self._delta == 2))
+        self._rise_slope = self._rise * self._delta * self._inv_vs
+        if model == 'improved-stribeck':
+            self._v_l = shape['v_l']
+            edge = p['fc'] + self._rise * _gauss(self._v_l, shape) + p['fv'] * self._v_l
+            self._band_slope = edge / self._v_l
+
+    def torque(self, u) -> np.ndarray:
+        """Friction torque.
+
+        Parameters
+        ----------
+        u : (n,) or (N, n) ndarray
+            Velocities [rad/s or m/s].
+
+        Returns
+        -------
+        (n,) or (N, n) ndarray
+            [N·m or N].
+        """
+        return self._evaluate(u, False)[0]
+
+    def torque_and_slope(self, u) -> tuple[np.ndarray, np.ndarray]:
+        """Friction torque and its derivative with respect to velocity.
+
+        Parameters
+        ----------
+        u : (n,) or (N, n) ndarray
+            Velocities [rad/s or m/s].
+
+        Returns
+        -------
+        tau : (n,) or (N, n) ndarray
+            Friction torque [N·m or N].
+        dtau_du : (n,) or (N, n) ndarray
+            ``d tau / d u`` [N·m·s/rad or N·s/m]; the Coulomb step counts as flat.
+        """
+        return self._evaluate(u, True)
+
+    def _evaluate(self, u, slope: bool):
+        if self.model == 'none':
+            zero = np.zeros_like(u, dtype=float)
+            return zero, zero.copy()
+        if not SHAPE[self.model]:
+            return (self._fc * np.sign(u) + self._fv * u + self._offset,
+                    self._fv + 0.0 * u if slope else None)
+        speed = np.abs(u)
+        ratio = speed * self._inv_vs
+        e = np.exp(-(ratio * ratio) if self._square else -ratio ** self._delta)
+        tau = np.sign(u) * (self._fc + self._rise * e) + self._fv * u
+        rate = None if not slope else self._fv - self._rise_slope * e * (
+            ratio if self._square else ratio ** (self._delta - 1))
+        if self.model == 'improved-stribeck':
+            inside = speed < self._v_l
+            if inside.any():
+                tau = np.where(inside, self._band_slope * u, tau)
+                rate = None if not slope else np.where(inside, self._band_slope, rate)
+        return tau + self._offset, rate
+
+
 #: Friction models the simulator can integrate (continuous at reversal).
 SIMULATED_MODELS = ('coulomb-viscous', 'improved-stribeck')
 
@@ -344,6 +443,7 @@ class Friction:
                              'joint')
         if np.any(self.v_l <= 0) or np.any(self.vs <= 0) or np.any(self.delta <= 0):
             raise InputError('friction: v_l, vs and delta must be positive')
+        self._law = JointFriction('improved-stribeck', self.parameters)
 
     @property
     def parameters(self) -> dict[str, np.ndarray]:
@@ -351,9 +451,8 @@ class Friction:
         return {k: np.asarray(getattr(self, k), dtype=float) for k in ORDER}
 
     def torque(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Friction torque and its derivative with respect to velocity: ``friction_torque``
-        of the improved Stribeck model, written out for the simulator's inner loop (a few
-        joints, several calls per step).
+        """Friction torque and its derivative with respect to velocity: the improved Stribeck
+        model (``JointFriction``; several calls per simulator step).
 
         Parameters
         ----------
@@ -367,14 +466,4 @@ class Friction:
         dtau : (n,) or (N, n) ndarray
             ``d tau / d qd`` [N·m·s/rad or N·s/m].
         """
-        speed = np.abs(qd)
-        sliding = np.maximum(speed, self.v_l)
-        ratio = sliding / self.vs
-        e = np.exp(-ratio ** self.delta)
-        level = self.fc + (self.fs - self.fc) * e
-        slope = -(self.fs - self.fc) * e * self.delta / self.vs * ratio ** (self.delta - 1)
-        outside = speed >= self.v_l
-        edge = level + self.fv * self.v_l
-        tau = np.where(outside, level * np.sign(qd) + self.fv * qd, edge * qd / self.v_l)
-        dtau = np.where(outside, slope + self.fv, edge / self.v_l)
-        return tau + self.offset, dtau
+        return self._law.torque_and_slope(qd)

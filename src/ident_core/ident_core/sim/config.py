@@ -1,9 +1,9 @@
 """Settings of the simulated hardware (docs/methods.md §9).
 
 :class:`SimulationConfig` is the flat form a user writes (the ``ident_sim`` node's
-parameters, ``config/ident_sim.yaml``): per-joint values as one number for every joint or one per
-joint. :class:`SimulatedHardware` is the same with (n,) arrays and the friction model, what
-:class:`~ident_core.sim.simulator.RobotSimulator` runs.
+parameters, ``config/<robot>/ident_sim.yaml``): per-joint values as one number for every joint
+or one per joint. :class:`SimulatedHardware` is the same with (n,) arrays and the friction
+model, what :class:`~ident_core.sim.simulator.RobotSimulator` runs.
 """
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def load_simulation_config(path, node: str = 'ident_sim', **overrides) -> Simula
     Parameters
     ----------
     path : str or Path
-        The parameter file, e.g. ``config/ident_sim.yaml``.
+        The parameter file, e.g. ``config/six_axis_3kg/ident_sim.yaml``.
     node : str
         The node's name in the file.
     **overrides

@@ -56,6 +56,8 @@ class Sample:
         The true state.
     torque : (n,) ndarray
         The noise-free applied joint torque (ground truth, never published as measurement).
+    external : (n,) ndarray
+        External joint torque acting in this period (``apply_external_torque``).
     """
 
     step: int
@@ -66,6 +68,7 @@ class Sample:
     qd: np.ndarray
     qdd: np.ndarray
     torque: np.ndarray
+    external: np.ndarray
 
 
 class RobotSimulator:
@@ -121,6 +124,31 @@ class RobotSimulator:
         self._a = np.zeros(robot.n)
         self._measured_previous = self._measure_position(self._q)
         self._base = None
+        self._external = np.zeros(robot.n)
+        self._external_until = 0
+
+    def apply_external_torque(self, torque, duration: float) -> None:
+        """Apply an external joint torque (a contact) from the next step on, for a time.
+
+        Parameters
+        ----------
+        torque : (n,) array_like
+            Joint torque the environment applies [N·m or N] (replaces any other).
+        duration : float
+            [s]; rounded to whole control periods, at least one.
+
+        Raises
+        ------
+        InputError
+            If ``torque`` is not n finite values or ``duration`` is negative.
+        """
+        torque = np.asarray(torque, dtype=float)
+        if torque.shape != (self.robot.n,) or not np.all(np.isfinite(torque)) \
+                or not duration >= 0:
+            raise InputError(f'external torque: need {self.robot.n} finite values and a '
+                             'duration >= 0')
+        self._external = torque.copy()
+        self._external_until = self.step_count + max(1, round(duration / self.hardware.dt))
 
     def set_payload(self, payload: Payload | None) -> None:
         """Mount a payload, or remove it, from the next step on (the motion state is kept).
@@ -186,11 +214,14 @@ class RobotSimulator:
         u = pin.rnea(self.nominal_model, self._nominal_data, position, velocity, command)
         u += cfg.controller_fc * np.tanh(qd_des / FEEDFORWARD_BAND) + cfg.controller_fv * qd_des
         u = np.clip(u, -self._effort_limit, self._effort_limit)
-        a, v = self._solve_acceleration(u)
+        external = self._external if self.step_count < self._external_until \
+            else np.zeros(len(u))
+        a, v = self._solve_acceleration(u + external)
         effort = u + cfg.torque_noise_std * self._rng.standard_normal(len(u))
         res = np.asarray(cfg.effort_resolution)
         effort = np.where(res > 0, np.round(effort / np.where(res > 0, res, 1)) * res, effort)
-        sample = Sample(self.step_count, position, velocity, effort, self._q.copy(), v, a, u)
+        sample = Sample(self.step_count, position, velocity, effort, self._q.copy(), v, a, u,
+                        external.copy())
         self._v_half = self._v_half + dt * a
         self._q = self._q + dt * self._v_half
         self._a = a
@@ -199,7 +230,8 @@ class RobotSimulator:
         return sample
 
     def _solve_acceleration(self, u):
-        """a_k, v_k with M a + h(q, v) + F(v) = u and v = v_{k−1/2} + a dt/2 (Newton)."""
+        """a_k, v_k with M a + h(q, v) + F(v) = u and v = v_{k−1/2} + a dt/2 (Newton); ``u``
+        the drive and external torques."""
         half = 0.5 * self.hardware.dt
         model, data = self.true_model, self._true_data
         m = pin.crba(model, data, self._q)
@@ -290,7 +322,7 @@ class TruthLog:
         self._fill = 0
 
     def append(self, sample: Sample) -> None:
-        """Log the true state and torque of a sample.
+        """Log the true state, drive torque and external torque of a sample.
 
         Parameters
         ----------
@@ -299,10 +331,10 @@ class TruthLog:
         if self._current is None or self._fill == self.chunk:
             if self._current is not None:
                 self._parts.append(self._current)
-            self._current = np.empty((self.chunk, 1 + 4 * self.n))
+            self._current = np.empty((self.chunk, 1 + 5 * self.n))
             self._fill = 0
         self._current[self._fill] = np.concatenate(
-            [[sample.step], sample.q, sample.qd, sample.qdd, sample.torque])
+            [[sample.step], sample.q, sample.qd, sample.qdd, sample.torque, sample.external])
         self._fill += 1
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -311,12 +343,12 @@ class TruthLog:
         Returns
         -------
         dict of str to ndarray
-            ``{'step': (M,) int, 'q', 'qd', 'qdd', 'torque': (M, n)}``.
+            ``{'step': (M,) int, 'q', 'qd', 'qdd', 'torque', 'external': (M, n)}``.
         """
         parts = self._parts + ([self._current[:self._fill]] if self._current is not None else [])
-        table = np.concatenate(parts) if parts else np.empty((0, 1 + 4 * self.n))
+        table = np.concatenate(parts) if parts else np.empty((0, 1 + 5 * self.n))
         n = self.n
         out = {'step': table[:, 0].astype(np.int64)}
-        for i, key in enumerate(('q', 'qd', 'qdd', 'torque')):
+        for i, key in enumerate(('q', 'qd', 'qdd', 'torque', 'external')):
             out[key] = table[:, 1 + i * n:1 + (i + 1) * n]
         return out

@@ -1,0 +1,148 @@
+"""``robot-ident estimate-torque``: filter the joint torques of a recording with a dynamic model
+(the Kalman filter of scara_kalman_torque_estimation_2018 or a baseline), estimate the external
+torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
+
+    robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
+        --data D [--reference TRAJ.yaml [--reference-start S]] [--method kalman|mean5|lowpass|
+        momentum-observer] [--config CONFIG.yaml] --out TORQUES.csv
+"""
+from __future__ import annotations
+
+import argparse
+import io
+from pathlib import Path
+
+import numpy as np
+
+from ..data.datasets import BAG_SUFFIXES, load_bag, load_dataset
+from ..data.readers import excitation_window
+from ..errors import InputError
+from ..excitation.fourier import load_trajectory
+from ..files import read_yaml, write_atomic
+from ..schema import parse
+from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
+from ..torque_estimation.dynamics import load_dynamic_model
+from ..torque_estimation.offline import TorqueEstimates, estimate_torques, fourier_reference
+
+EXCITATION_TOPIC = '/excitation_node/trajectory'
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of ``estimate-torque``.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The sub-parser of ``estimate-torque``.
+    """
+    p.add_argument('--model', metavar='RESULT.yaml', help='identified model (friction, rotor '
+                   'inertia and transmission included)')
+    p.add_argument('--urdf', help="robot URDF (without --model: the URDF's rigid body; with "
+                   'it: replaces the recorded URDF path)')
+    p.add_argument('--payload', metavar='PAYLOAD.yaml', help='payload mounted during the '
+                   'recording')
+    p.add_argument('--data', required=True, metavar='DATASET',
+                   help='dataset description (.yaml), .npz, or rosbag2 folder/.mcap')
+    p.add_argument('--reference', metavar='TRAJ.yaml', help='excitation trajectory the robot '
+                   'tracked (default: the measured motion is the reference)')
+    p.add_argument('--reference-start', type=float, metavar='S', help='time of the start of '
+                   "the reference's first period in the recording's time [s] (default for a "
+                   "rosbag2: the stamp of its ExcitationTrajectory message)")
+    p.add_argument('--method', choices=METHODS, help='estimation method (default kalman)')
+    p.add_argument('--config', metavar='CONFIG.yaml', help='settings (TorqueEstimatorConfig: '
+                   'covariances, observer gain, collision thresholds)')
+    p.add_argument('--out', required=True, metavar='TORQUES.csv')
+    p.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Estimate, print a summary, write the CSV; 0."""
+    out = _writable(Path(args.out))
+    config = _config(args)
+    dm = load_dynamic_model(args.model, args.urdf, args.payload)
+    dataset, reference = _data(args, dm.robot.joint_names)
+    result = estimate_torques(dm, dataset, config, reference)
+    print_summary(result)
+    write_atomic(out, torques_csv(result))
+    print(f'torques written to {out}')
+    return 0
+
+
+def _writable(out: Path) -> Path:
+    if out.is_dir():
+        raise InputError(f'--out {out}: is a directory')
+    if not out.parent.is_dir():
+        raise InputError(f'--out {out}: folder {out.parent} does not exist')
+    return out
+
+
+def _config(args) -> TorqueEstimatorConfig:
+    document = {} if args.config is None else read_yaml(args.config, 'torque estimator config')
+    if not isinstance(document, dict):
+        raise InputError(f'{args.config}: expected a mapping of settings')
+    if args.method:
+        document = {**document, 'method': args.method}
+    return parse(TorqueEstimatorConfig, document, args.config or 'settings')
+
+
+def _data(args, joints: list[str]):
+    """The recording, and the reference function (or None)."""
+    path = Path(args.data)
+    bag = path.is_dir() or path.suffix in BAG_SUFFIXES
+    if bag:
+        dataset, stamps = load_bag(path)
+    else:
+        dataset = load_dataset(path, joints)
+    if args.reference is None:
+        return dataset, None
+    start = args.reference_start
+    if start is None:
+        window = excitation_window(path, EXCITATION_TOPIC) if bag else None
+        if window is None:
+            raise InputError(f'--reference: give --reference-start (where the trajectory starts'
+                             f' in {path}; it holds no {EXCITATION_TOPIC} message)')
+        start = window[0] - (stamps[0] - dataset.t[0])
+    trajectory = load_trajectory(args.reference)
+    return dataset, fourier_reference(trajectory, joints, start)
+
+
+def print_summary(result: TorqueEstimates) -> None:
+    """Print the samples, the change the filter made, the noise estimates and the collisions.
+
+    Parameters
+    ----------
+    result : TorqueEstimates
+    """
+    print(f'{result.source}: {len(result.t)} samples, method {result.method}'
+          + (f', {result.repeats} repeated stamps left out' if result.repeats else ''))
+    print(f'{"joint":<16}{"RMS(filtered − measured)":>26}{"max |external|":>16}')
+    change = np.sqrt(np.mean((result.filtered - result.measured) ** 2, axis=0))
+    for j, name in enumerate(result.joint_names):
+        print(f'{name:<16}{change[j]:>26.4g}{np.abs(result.external[:, j]).max():>16.4g}')
+    if result.noise:
+        for key, values in result.noise.items():
+            print(f'{key} (estimated): ' + ' '.join(f'{v:.3g}' for v in values))
+    for c in result.collisions:
+        print(f'collision on {result.joint_names[c.joint]} at t = {c.time:.4f} s (from '
+              f'{c.onset:.4f} s): external torque {c.external_torque:.3g}')
+
+
+def torques_csv(result: TorqueEstimates) -> str:
+    """TORQUES.csv: time, then measured, filtered and external torque per joint.
+
+    Parameters
+    ----------
+    result : TorqueEstimates
+
+    Returns
+    -------
+    str
+        The CSV text (header ``t,measured_<joint>...,filtered_<joint>...,external_<joint>...``).
+    """
+    header = ['t'] + [f'{kind}_{j}' for kind in ('measured', 'filtered', 'external')
+                      for j in result.joint_names]
+    buffer = io.StringIO()
+    np.savetxt(buffer, np.column_stack([result.t, result.measured, result.filtered,
+                                        result.external]),
+               delimiter=',', header=','.join(header), comments='', fmt='%.9g')
+    return buffer.getvalue()

@@ -1,0 +1,147 @@
+"""One interface for every torque estimation method (docs/methods.md §12): a sample of the
+measured positions and torques in, the estimate of the joint torques and of the external
+torques out.
+
+The velocity is the first difference of the positions over the stamps (the paper's, and what a
+drive reports); a sample with the stamp of the previous one is a repeat and is skipped. The
+external torque is the momentum observer's, driven by the measured torque for every method: the
+observer is itself a first-order filter of bandwidth ``observer_gain``, and another filter in
+front of it would only delay a collision's detection. ``momentum-observer`` leaves the joint
+torque unfiltered.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..schema import per_joint
+from .baselines import LowpassFilter, MeanFilter
+from .config import TorqueEstimatorConfig
+from .dynamics import DynamicModel
+from .kalman import KalmanTorqueFilter, measured_motion
+from .observer import MomentumObserver
+
+
+@dataclass(frozen=True)
+class TorqueEstimate:
+    """The estimate at one sample.
+
+    Parameters
+    ----------
+    filtered : (n,) ndarray
+        Joint torques of the drives [N·m or N].
+    external : (n,) ndarray
+        External joint torques (the environment on the robot) [N·m or N].
+    """
+
+    filtered: np.ndarray
+    external: np.ndarray
+
+
+class TorqueEstimator:
+    """Joint and external torque estimation, one sample at a time.
+
+    Parameters
+    ----------
+    dm : DynamicModel
+        The dynamic model.
+    config : TorqueEstimatorConfig
+        The method and its settings.
+
+    Attributes
+    ----------
+    repeats : int
+        Samples skipped because their stamp repeated the previous one.
+
+    Raises
+    ------
+    InputError
+        For settings that do not fit the model (numbers of values).
+    """
+
+    def __init__(self, dm: DynamicModel, config: TorqueEstimatorConfig):
+        n = dm.n
+        self.dm, self.config = dm, config
+        self.method = config.method
+        self.kalman = KalmanTorqueFilter(dm, config) if self.method == 'kalman' else None
+        self.lowpass = LowpassFilter(config.lowpass_cutoff_hz, config.lowpass_order) \
+            if self.method == 'lowpass' else None
+        self.mean = MeanFilter(n, config.mean_window)
+        self.observer = MomentumObserver(dm, per_joint(config.observer_gain, n,
+                                                       'observer_gain'))
+        self.repeats = 0
+        self._last = None           # t, q
+
+    def step(self, t: float, q, effort, reference: tuple | None = None) \
+            -> TorqueEstimate | None:
+        """Take a sample.
+
+        Parameters
+        ----------
+        t : float
+            Stamp [s].
+        q : (n,) array_like
+            Measured joint positions [rad or m], model joint order.
+        effort : (n,) array_like
+            Measured joint torques [N·m or N].
+        reference : tuple of (n,) ndarray, optional
+            The reference motion ``(q, qd, qdd)`` at ``t`` (what the controller tracks; finite,
+            model joint order).
+
+        Returns
+        -------
+        TorqueEstimate or None
+            None for a repeated stamp.
+
+        Raises
+        ------
+        InputError
+            For a stamp older than the previous one, or values that are not n finite numbers.
+        """
+        q, effort = self._checked(q, 'position'), self._checked(effort, 'effort')
+        if self._last is None:
+            dt, qd = 0.0, np.zeros_like(q)
+        else:
+            dt = t - self._last[0]
+            if dt < 0:
+                raise InputError(f'sample at t = {t:.6f} s is older than the previous one '
+                                 f'({self._last[0]:.6f} s)')
+            if dt == 0:
+                self.repeats += 1
+                return None
+            qd = (q - self._last[1]) / dt
+        self._last = (t, q)
+        mean = self.mean.update(effort)
+        if self.method == 'kalman':
+            filtered = self._kalman(q, qd, mean, effort, dt, reference)
+        elif self.method == 'mean5':
+            filtered = mean
+        elif self.method == 'lowpass':
+            filtered = self.lowpass.update(effort, dt)
+        else:
+            filtered = effort
+        return TorqueEstimate(filtered, self.observer.update(q, effort, dt).copy())
+
+    def _kalman(self, q, qd, mean, effort, dt, reference):
+        cache = []
+
+        def measured():
+            if not cache:
+                cache.append(measured_motion(self.dm, self.kalman.data, q, qd, mean))
+            return cache[0]
+
+        target = reference if reference is not None else measured()
+        return self.kalman.update(effort, dt, target, measured, qd)
+
+    def _checked(self, values, what: str) -> np.ndarray:
+        x = np.asarray(values, dtype=float)
+        if x.shape != (self.dm.n,):
+            raise InputError(f'{what}: {self.dm.n} values expected (joints '
+                             f'{", ".join(self.dm.robot.joint_names)}), got {x.size}')
+        if not math.isfinite(x.sum()):            # one reduction: NaN and inf propagate
+            bad = [self.dm.robot.joint_names[i] for i in np.flatnonzero(~np.isfinite(x))]
+            raise InputError(f'{what}: not a finite number for joint(s) {", ".join(bad)}')
+        return x

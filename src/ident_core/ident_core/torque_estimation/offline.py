@@ -1,0 +1,149 @@
+"""Torque estimation over a recording, sample by sample as the node does it live
+(docs/methods.md §12)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data.datasets import Dataset
+from ..errors import InputError
+from ..excitation.fourier import FourierTrajectory
+from ..schema import per_joint
+from .collision import Collision, CollisionDetector
+from .config import TorqueEstimatorConfig
+from .dynamics import DynamicModel
+from .estimator import TorqueEstimator
+
+#: The reference motion at a time, or None where there is none.
+Reference = Callable[[float], 'tuple[np.ndarray, np.ndarray, np.ndarray] | None']
+
+
+@dataclass
+class TorqueEstimates:
+    """The estimates of a recording.
+
+    Parameters
+    ----------
+    source : str
+        The recording.
+    method : str
+        The method.
+    joint_names : list of str
+        (n,) model joint order.
+    t : (M,) ndarray
+        Stamps of the samples (repeated stamps left out) [s].
+    measured, filtered, external : (M, n) ndarray
+        Measured, estimated and external joint torques [N·m or N].
+    collisions : list of Collision
+        Collisions detected (``collision_threshold``).
+    repeats : int
+        Rows left out because their stamp repeated the previous one.
+    noise : dict of str to list of float
+        Kalman filter with estimated covariances: the final ``W`` and ``V`` per joint.
+    """
+
+    source: str
+    method: str
+    joint_names: list[str]
+    t: np.ndarray
+    measured: np.ndarray
+    filtered: np.ndarray
+    external: np.ndarray
+    collisions: list[Collision] = field(default_factory=list)
+    repeats: int = 0
+    noise: dict = field(default_factory=dict)
+
+
+def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimatorConfig,
+                     reference: Reference | None = None) -> TorqueEstimates:
+    """Run a torque estimator over a recording.
+
+    Parameters
+    ----------
+    dm : DynamicModel
+        The dynamic model.
+    dataset : Dataset
+        The recording (joint space).
+    config : TorqueEstimatorConfig
+        Method and settings.
+    reference : callable, optional
+        ``reference(t)``: the reference motion ``(q, qd, qdd)`` in model joint order at a
+        stamp, or None (then the measured motion is the reference).
+
+    Returns
+    -------
+    TorqueEstimates
+
+    Raises
+    ------
+    InputError
+        If the recording's joints are not the model's, a value is not finite (naming the row
+        and joint), or the stamps go back in time.
+    """
+    data = dataset.aligned(dm.robot)
+    estimator = TorqueEstimator(dm, config)
+    detector = CollisionDetector(per_joint(config.collision_threshold, dm.n,
+                                           'collision_threshold'), config.collision_time)
+    rows, filtered, external, collisions = [], [], [], []
+    for k, t in enumerate(data.t):
+        try:
+            estimate = estimator.step(float(t), data.position[k], data.effort[k],
+                                      None if reference is None else reference(float(t)))
+        except InputError as exc:
+            raise InputError(f'{data.source}: row {data.first_row + k + 1}: {exc}') from None
+        if estimate is None:
+            continue
+        rows.append(k)
+        filtered.append(estimate.filtered)
+        external.append(estimate.external)
+        collisions += detector.update(float(t), estimate.external)
+    noise = {}
+    if estimator.kalman is not None and estimator.kalman.noise is not None:
+        w, v = estimator.kalman.noise.covariances()
+        noise = {'process_noise': w.tolist(), 'measurement_noise': v.tolist()}
+    return TorqueEstimates(data.source, config.method, list(dm.robot.joint_names),
+                           data.t[rows], data.effort[rows], np.array(filtered),
+                           np.array(external), collisions, estimator.repeats, noise)
+
+
+def fourier_reference(trajectory: FourierTrajectory, joint_names: list[str], start: float,
+                      periods: int | None = None) -> Reference:
+    """The reference motion of a Fourier excitation trajectory run from a given stamp.
+
+    Parameters
+    ----------
+    trajectory : FourierTrajectory
+        The trajectory (its joints in any order).
+    joint_names : list of str
+        (n,) the model's joint order.
+    start : float
+        Stamp of the start of its first period [s].
+    periods : int, optional
+        Periods run (default: the trajectory's).
+
+    Returns
+    -------
+    callable
+        ``reference(t)``: ``(q, qd, qdd)`` in ``joint_names`` order while the trajectory runs,
+        None before and after.
+
+    Raises
+    ------
+    InputError
+        If the trajectory does not name exactly the model's joints.
+    """
+    if sorted(trajectory.joint_names) != sorted(joint_names):
+        raise InputError(f'reference trajectory {trajectory.name!r}: joints '
+                         f'{", ".join(trajectory.joint_names)} are not the model\'s '
+                         f'({", ".join(joint_names)})')
+    order = [list(trajectory.joint_names).index(j) for j in joint_names]
+    end = start + (periods or trajectory.periods) * trajectory.period
+
+    def reference(t: float):
+        if not start <= t <= end:
+            return None
+        return tuple(x[0, order] for x in trajectory.evaluate(np.array([t - start])))
+
+    return reference

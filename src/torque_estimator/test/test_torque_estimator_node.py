@@ -1,0 +1,171 @@
+"""The torque estimator node in this process (one SingleThreadedExecutor, a ROS domain of this
+test alone), fed sample by sample with a log of the simulated arm, so that no sample is lost
+however slow the machine: the arm is its URDF exactly (no perturbation, rotor inertia or
+friction) with current noise, so the URDF is the true model.
+
+The node starts on the URDF (no collision detection) and takes the identified model published
+on ``/identification_node/parameters`` (a RESULT.yaml of the URDF's own parameters). The
+estimates carry the stamps of their inputs, a 5 N·m contact on joint 2 is reported within 10 ms
+of its first sample and nothing before it, and samples with NaN or unknown joints are refused.
+"""
+from __future__ import annotations
+
+import math
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
+TIMEOUT = 60.0
+DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
+JOINTS = [f'joint{i}' for i in range(1, 7)]
+HOLD = [0.0, -0.5, 0.8, 0.0, 0.5, 0.0]
+NOISE = [0.2, 0.2, 0.1, 0.03, 0.03, 0.01]
+THRESHOLD = 2.0          # N·m, every joint
+PULSE = 5.0              # N·m on joint 2
+CONTACT = 300            # sample where it starts
+START_NS = 1_700_000_000_000_000_000
+
+
+@pytest.fixture
+def ros():
+    import rclpy
+
+    from ident_ros.testing import isolated_context
+
+    with isolated_context(DOMAIN) as context:
+        yield rclpy, context
+
+
+def arm_log(samples: int):
+    """The simulated arm holding ``HOLD``, a 0.1 s contact on joint 2 from ``CONTACT``."""
+    from ident_core.model.robot import load_robot
+    from ident_core.sim.config import SimulationConfig
+    from ident_core.sim.simulator import RobotSimulator
+
+    robot = load_robot(URDF)
+    sim = RobotSimulator(robot, SimulationConfig(perturbation=0.0, torque_noise_std=NOISE,
+                                                 initial_position=HOLD).hardware(robot.n))
+    pulse = np.zeros(robot.n)
+    pulse[1] = PULSE
+    rows = []
+    for k in range(samples):
+        if k == CONTACT:
+            sim.apply_external_torque(pulse, 0.1)
+        rows.append(sim.step(np.array(HOLD), np.zeros(robot.n), np.zeros(robot.n)))
+    return rows
+
+
+def urdf_result(path: Path) -> Path:
+    """RESULT.yaml of a model identified as exactly the URDF (no friction, no rotor)."""
+    from ident_core.estimation.identification import IdentificationConfig, IdentifiedModel
+    from ident_core.estimation.results import result_file, write_result
+    from ident_core.model.base_parameters import compute_base_parameters
+    from ident_core.model.regressor import Regressor
+    from ident_core.model.robot import load_robot
+    from ident_core.model.transmission import Transmission
+
+    robot = load_robot(URDF)
+    config = IdentificationConfig(friction='none')
+    base = compute_base_parameters(Regressor(robot, config.spec))
+    chi = robot.standard_parameters()
+    model = IdentifiedModel(robot, config, Transmission.identity(robot.n), base,
+                            base.project(chi), np.zeros(len(base.names)), standard=chi)
+    return write_result(path, result_file(model, []))
+
+
+def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
+    rclpy, context = ros
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.time import Time
+    from sensor_msgs.msg import JointState
+
+    from ident_msgs.msg import Collision, IdentifiedParameters
+    from ident_ros import qos
+    from ident_ros.testing import spin_until
+    from torque_estimator.torque_estimator_node import TorqueEstimatorNode
+
+    estimator = TorqueEstimatorNode(context=context, parameter_overrides=[
+        Parameter('urdf_file', value=str(URDF)),
+        Parameter('collision_threshold', value=THRESHOLD)])
+    client = rclpy.create_node('torque_estimator_test_client', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    for node in (estimator, client):
+        executor.add_node(node)
+    torques, externals, collisions = [], [], []
+    client.create_subscription(JointState, '/torque_estimator/joint_torques', torques.append,
+                               qos.ESTIMATE_QOS)
+    client.create_subscription(JointState, '/torque_estimator/external_torques',
+                               externals.append, qos.ESTIMATE_QOS)
+    client.create_subscription(Collision, '/torque_estimator/collision', collisions.append,
+                               qos.EVENT_QOS)
+    publisher = client.create_publisher(JointState, '/joint_states', qos.JOINT_STATES_QOS)
+    results = client.create_publisher(IdentifiedParameters, '/identification_node/parameters',
+                                      qos.LATCHED_QOS)
+    try:
+        assert not estimator.identified and not estimator.detector.threshold.any()
+        result = urdf_result(tmp_path / 'RESULT.yaml')
+        spin_until(executor, lambda: results.get_subscription_count() == 1,
+                   'the estimator subscribed to the identification results', TIMEOUT)
+        results.publish(IdentifiedParameters(joint_names=JOINTS, result_path=str(result)))
+        spin_until(executor, lambda: estimator.identified, 'the identified model taken',
+                   TIMEOUT)
+        assert estimator.dm.source == str(result)
+        spin_until(executor, lambda: publisher.get_subscription_count() == 1,
+                   'the estimator subscribed to /joint_states', TIMEOUT)
+        log = arm_log(CONTACT + 60)
+        for k, sample in enumerate(log):
+            msg = JointState(name=JOINTS, position=sample.position.tolist(),
+                             effort=sample.effort.tolist())
+            msg.header.stamp = Time(nanoseconds=START_NS + 1_000_000 * k).to_msg()
+            publisher.publish(msg)
+            spin_until(executor, lambda count=k + 1: len(externals) == count,
+                       f'the estimate of sample {k}', TIMEOUT)
+            assert torques[-1].header.stamp == msg.header.stamp
+            assert externals[-1].header.stamp == msg.header.stamp
+            if k < CONTACT:
+                assert not collisions, f'collision reported at sample {k}, before the contact'
+        assert torques[-1].name == JOINTS
+        truth = np.array([s.torque for s in log[100:CONTACT]])
+        filtered = np.array([m.effort for m in torques[100:CONTACT]])
+        measured = np.array([s.effort for s in log[100:CONTACT]])
+        # the filter removes noise on every joint (about half of it, the robot at rest)
+        assert np.all(rmse(filtered, truth) < 0.75 * rmse(measured, truth))
+        spin_until(executor, lambda: collisions, 'the collision report', TIMEOUT)
+        report = collisions[0]
+        assert [c.joint for c in collisions] == ['joint2']
+        assert report.threshold == THRESHOLD and report.external_torque > THRESHOLD
+        delay = Time.from_msg(report.header.stamp).nanoseconds - (START_NS + 1_000_000 * CONTACT)
+        assert 0 < delay <= 10_000_000
+        assert Time.from_msg(report.onset).nanoseconds >= START_NS + 1_000_000 * CONTACT
+
+        bad = JointState(name=JOINTS, position=HOLD, effort=[0.0, math.nan, 0, 0, 0, 0])
+        bad.header.stamp = Time(nanoseconds=START_NS + 1_000_000 * len(log)).to_msg()
+        refused = estimator.refused
+        publisher.publish(bad)
+        publisher.publish(JointState(name=['a', 'b'], position=[0.0, 0.0], effort=[0.0, 0.0]))
+        spin_until(executor, lambda: estimator.refused == refused + 2, 'two refused samples',
+                   TIMEOUT)
+        assert len(externals) == len(log)
+    finally:
+        executor.shutdown()
+        for node in (client, estimator):
+            node.destroy_node()
+
+
+def rmse(x, truth):
+    return np.sqrt(np.mean((x - truth) ** 2, axis=0))
+
+
+def test_the_model_is_required(ros):
+    rclpy, context = ros
+    from ident_core.errors import InputError
+    from torque_estimator.torque_estimator_node import TorqueEstimatorNode
+
+    with pytest.raises(InputError, match='model_file and urdf_file are both empty'):
+        TorqueEstimatorNode(context=context)

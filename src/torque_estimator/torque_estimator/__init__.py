@@ -1,0 +1,1 @@
+"""The torque estimator node (design card: src/torque_estimator/)."""

@@ -1,0 +1,231 @@
+"""Torque estimator node: filters the joint torques of ``joint_states`` with an identified
+dynamic model, sample by sample (``ident_core.torque_estimation``, docs/methods.md §12).
+
+Subscribes ``sensor_msgs/JointState`` (``joint_states_topic``, with effort) and the
+``trajectory_msgs/JointTrajectory`` commands the joint_trajectory_controller receives
+(``reference_topic``; sampled as the controller does, ``motion.controller``): the reference of
+the Kalman filter. Until the first command arrives, or without ``reference_topic``, the measured
+motion is the reference. Publishes, with the stamp of the input sample:
+
+* ``~/joint_torques`` (sensor_msgs/JointState): effort = the torque estimate;
+* ``~/external_torques`` (sensor_msgs/JointState): effort = the external torque of the momentum
+  observer (the environment on the robot, positive in the joint's direction);
+* ``~/collision`` (ident_msgs/Collision): a joint whose external torque stayed beyond
+  ``collision_threshold`` for ``collision_time``.
+
+The model is ``model_file`` (RESULT.yaml: rigid body, rotor inertia, friction, transmission;
+``urdf_file`` replaces its URDF path) or ``urdf_file`` alone, with ``payload_file``
+(PAYLOAD.yaml) mounted; each new identification published on ``model_topic`` (the
+identification node's ``~/parameters``, with its RESULT.yaml) replaces it and restarts the
+filter. Collisions are detected on an identified model only: with the URDF's nominal inertias
+the external torque holds the model's errors, which any threshold a contact could cross would
+see too. A sample with NaN, another number of joints or unknown joint names is
+refused (logged, not filtered), as is one older than the previous sample (out of order); one
+with the previous stamp is a repeat and is skipped. A stamp more than ``RESTART_JUMP`` older
+than the previous one (the robot's clock restarted) restarts the filter.
+"""
+from __future__ import annotations
+
+import array
+import gc
+import sys
+
+import numpy as np
+from pydantic import Field
+from rclpy.time import Time
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory
+
+from ident_core.errors import InputError
+from ident_core.motion.controller import TrajectoryBuffer
+from ident_core.schema import per_joint
+from ident_core.torque_estimation.collision import CollisionDetector
+from ident_core.torque_estimation.config import TorqueEstimatorConfig
+from ident_core.torque_estimation.dynamics import load_dynamic_model
+from ident_core.torque_estimation.estimator import TorqueEstimator
+from ident_msgs.msg import Collision, IdentifiedParameters
+from ident_ros import lifecycle, qos
+from ident_ros.conversions import trajectory_points
+from ident_ros.parameters import declare_parameters
+
+#: A stamp this much older than the previous one restarts the filter [s].
+RESTART_JUMP = 1.0
+
+try:                            # a message every millisecond: no wait set rebuilt per message
+    from rclpy.experimental import EventsExecutor as Executor
+except ImportError:             # rclpy before Kilted
+    from rclpy.executors import SingleThreadedExecutor as Executor
+
+
+class TorqueEstimatorNodeParameters(TorqueEstimatorConfig):
+    """Parameters of the node: the estimation settings plus the model and the topics.
+
+    Attributes
+    ----------
+    model_file : str
+        RESULT.yaml of the identified model; empty: ``urdf_file`` alone.
+    urdf_file : str
+        The robot's URDF (required without ``model_file``; with it, replaces the URDF path the
+        result records).
+    payload_file : str
+        PAYLOAD.yaml of a payload mounted now; empty: none.
+    joint_states_topic : str
+        JointState input (position and effort).
+    reference_topic : str
+        JointTrajectory commands of the controller; empty: no reference.
+    model_topic : str
+        IdentifiedParameters of new identifications (their RESULT.yaml replaces the model);
+        empty: the model stays.
+    """
+
+    model_file: str = Field('', description='RESULT.yaml of the identified model (empty: '
+                            'urdf_file alone)')
+    urdf_file: str = Field('', description='URDF of the robot (required without model_file)')
+    payload_file: str = Field('', description='PAYLOAD.yaml of the payload mounted now')
+    joint_states_topic: str = Field('/joint_states', description='JointState input')
+    reference_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+                                 description='JointTrajectory commands of the controller '
+                                 '(empty: no reference)')
+    model_topic: str = Field('/identification_node/parameters',
+                             description='IdentifiedParameters whose RESULT.yaml replaces the '
+                             'model (empty: none)')
+
+
+class TorqueEstimatorNode(lifecycle.GracefulNode):
+    """The ``torque_estimator`` (module docstring). ``InputError`` for bad parameters or
+    files."""
+
+    def __init__(self, **kwargs):
+        super().__init__('torque_estimator', **kwargs)
+        p = declare_parameters(self, TorqueEstimatorNodeParameters)
+        if not p.model_file and not p.urdf_file:
+            raise InputError('parameters model_file and urdf_file are both empty: give the '
+                             'identified model (RESULT.yaml) or the URDF')
+        self.p = p
+        self.config = TorqueEstimatorConfig(**{k: getattr(p, k)
+                                               for k in TorqueEstimatorConfig.model_fields})
+        self.dm = load_dynamic_model(p.model_file or None, p.urdf_file or None,
+                                     p.payload_file or None)
+        self.identified = bool(p.model_file)
+        self.joint_names = list(self.dm.robot.joint_names)
+        self.thresholds = per_joint(p.collision_threshold, self.dm.n, 'collision_threshold')
+        self._restart()
+        self._last_q = None
+        self.buffer: TrajectoryBuffer | None = None
+        self._names: list[str] = []
+        self._order = np.arange(self.dm.n)
+        self.samples = self.refused = 0
+        # one message of each output, filled anew for every sample (publish copies it)
+        self._outputs = [JointState(name=self.joint_names) for _ in range(2)]
+        self.torques = self.create_publisher(JointState, '~/joint_torques', qos.ESTIMATE_QOS)
+        self.external = self.create_publisher(JointState, '~/external_torques',
+                                              qos.ESTIMATE_QOS)
+        self.collisions = self.create_publisher(Collision, '~/collision', qos.EVENT_QOS)
+        self.create_subscription(JointState, p.joint_states_topic, self._on_joint_state,
+                                 qos.JOINT_STATES_QOS)
+        if p.reference_topic:
+            self.create_subscription(JointTrajectory, p.reference_topic, self._on_reference,
+                                     qos.COMMAND_QOS)
+        if p.model_topic:
+            self.create_subscription(IdentifiedParameters, p.model_topic, self._on_model,
+                                     qos.LATCHED_QOS)
+        gc.freeze()     # the model and the modules: no collector pauses in the message loop
+        self.get_logger().info(
+            f'ready: {self.config.method} on {self.dm.source}, {p.joint_states_topic} -> '
+            f'{self.torques.topic_name}, {self.external.topic_name}, '
+            f'{self.collisions.topic_name}; reference {p.reference_topic or "none"}'
+            + ('' if self.identified else '; collision detection waits for an identified model'))
+
+    def _restart(self) -> None:
+        self.estimator = TorqueEstimator(self.dm, self.config)
+        threshold = self.thresholds if self.identified else np.zeros(self.dm.n)
+        self.detector = CollisionDetector(threshold, self.config.collision_time)
+        self._last_stamp = None
+
+    def _on_model(self, msg: IdentifiedParameters) -> None:
+        if not msg.result_path or msg.result_path == self.dm.source:
+            return
+        try:
+            dm = load_dynamic_model(msg.result_path, self.p.urdf_file or None,
+                                    self.p.payload_file or None)
+        except InputError as exc:
+            self.get_logger().error(f'identified model not taken: {exc}')
+            return
+        if dm.robot.joint_names != self.joint_names:
+            self.get_logger().error(f'identified model not taken: {msg.result_path} has joints '
+                                    f'{dm.robot.joint_names}, the estimator {self.joint_names}')
+            return
+        self.dm, self.identified = dm, True
+        self._restart()
+        self.get_logger().info(f'model replaced by {msg.result_path}: filter restarted')
+
+    def _on_reference(self, msg: JointTrajectory) -> None:
+        try:
+            times, *fields = trajectory_points(msg, self.dm.robot)
+        except InputError as exc:
+            self.get_logger().error(f'JointTrajectory ignored: {exc}')
+            return
+        if self.buffer is None:
+            if self._last_q is None:
+                self.get_logger().warning('JointTrajectory ignored: no joint_states yet')
+                return
+            self.buffer = TrajectoryBuffer(self._last_q)
+        now = self.get_clock().now().nanoseconds * 1e-9
+        stamp = Time.from_msg(msg.header.stamp).nanoseconds * 1e-9
+        self.buffer.replace(now, stamp or now, times, *fields)
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        try:
+            q, effort = self._arrays(msg)
+            if self._last_stamp is not None and stamp < self._last_stamp - RESTART_JUMP:
+                self.get_logger().warning('joint_states went back in time: filter restarted')
+                self._restart()
+            reference = None if self.buffer is None else self.buffer.sample(stamp)
+            estimate = self.estimator.step(stamp, q, effort, reference)
+        except InputError as exc:
+            self.refused += 1
+            self.get_logger().error(f'joint_states refused: {exc}', throttle_duration_sec=5.0)
+            return
+        self._last_stamp, self._last_q = stamp, q
+        if estimate is None:
+            return
+        self.samples += 1
+        for publisher, out, effort in zip((self.torques, self.external), self._outputs,
+                                          (estimate.filtered, estimate.external)):
+            out.header.stamp = msg.header.stamp
+            out.effort = array.array('d', effort.tobytes())     # no per-element checks
+            publisher.publish(out)
+        for c in self.detector.update(stamp, estimate.external):
+            self._report(msg, c)
+
+    def _arrays(self, msg: JointState) -> tuple[np.ndarray, np.ndarray]:
+        """Position and effort in model joint order."""
+        if msg.name != self._names:
+            self._order = self.dm.robot.joint_order(list(msg.name), 'joint_states')
+            self._names = list(msg.name)
+        if len(msg.position) != len(msg.name) or len(msg.effort) != len(msg.name):
+            raise InputError(f'{len(msg.name)} names, {len(msg.position)} positions and '
+                             f'{len(msg.effort)} efforts')
+        return (np.asarray(msg.position, dtype=float)[self._order],
+                np.asarray(msg.effort, dtype=float)[self._order])
+
+    def _report(self, msg: JointState, c) -> None:
+        out = Collision(joint=self.joint_names[c.joint], external_torque=c.external_torque,
+                        threshold=float(self.thresholds[c.joint]))
+        out.header.stamp = msg.header.stamp
+        out.onset = Time(nanoseconds=int(round(c.onset * 1e9))).to_msg()
+        self.collisions.publish(out)
+        self.get_logger().warning(f'collision on {out.joint}: external torque '
+                                  f'{c.external_torque:.3g} (threshold {out.threshold:g})')
+
+    def close(self) -> None:
+        if hasattr(self, 'estimator'):
+            self.get_logger().info(f'{self.samples} samples estimated, {self.refused} refused, '
+                                   f'{self.estimator.repeats} repeated stamps skipped')
+
+
+def main(args=None):
+    """Console script ``torque_estimator_node`` (events executor: a message every
+    millisecond)."""
+    sys.exit(lifecycle.run(TorqueEstimatorNode, args=args, executor_class=Executor))

@@ -119,8 +119,8 @@ def trajectory_points(msg, robot: RobotModel) -> tuple:
     Raises
     ------
     InputError
-        If a joint of the robot is missing or unknown, there is no point, or a point carries
-        some but not all values of a field.
+        If a joint of the robot is missing or unknown, there is no point, a point carries
+        some but not all values of a field, or a value is not finite.
     """
     idx = robot.joint_order(list(msg.joint_names), 'JointTrajectory')
     points = msg.points
@@ -132,7 +132,10 @@ def trajectory_points(msg, robot: RobotModel) -> tuple:
     for name in ('positions', 'velocities', 'accelerations'):
         rows = [getattr(pt, name) for pt in points]
         if all(len(r) == len(idx) for r in rows):
-            fields.append(np.array(rows, dtype=float)[:, idx])
+            values = np.array(rows, dtype=float)[:, idx]
+            if not np.all(np.isfinite(values)):
+                raise InputError(f'JointTrajectory: {name} not finite')
+            fields.append(values)
         elif name == 'positions' or any(len(r) for r in rows):
             raise InputError(f'JointTrajectory: every point needs {len(idx)} {name}')
         else:

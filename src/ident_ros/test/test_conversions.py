@@ -23,6 +23,7 @@ from ident_ros.conversions import (
     payload_markers,
     payload_msg,
     trajectory_from_msg,
+    trajectory_points,
     trajectory_to_msg,
 )
 
@@ -209,3 +210,30 @@ def test_markers_show_the_equivalent_box_at_the_com_in_the_link():
     rotation = pin.Quaternion(o.w, o.x, o.y, o.z).toRotationMatrix()
     np.testing.assert_allclose(rotation @ _box_inertia(BOX_MASS, sides) @ rotation.T,
                                placement.rotation @ inertia @ placement.rotation.T, atol=1e-12)
+
+
+def test_trajectory_points_in_robot_order_and_refused_when_broken():
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    from ident_core.model.robot import load_robot
+
+    robot = load_robot(REPO / 'urdf' / 'scara_3dof.urdf')
+    msg = JointTrajectory(joint_names=['joint3', 'joint1', 'joint2'])
+    for k in range(2):
+        point = JointTrajectoryPoint(positions=[0.1 * k, 1.0 + k, 2.0 + k],
+                                     velocities=[0.0, 0.5, 0.25])
+        point.time_from_start.sec, point.time_from_start.nanosec = k, 500_000_000
+        msg.points.append(point)
+    times, q, qd, qdd = trajectory_points(msg, robot)
+    np.testing.assert_allclose(times, [0.5, 1.5])
+    np.testing.assert_allclose(q, [[1.0, 2.0, 0.0], [2.0, 3.0, 0.1]])
+    np.testing.assert_allclose(qd[0], [0.5, 0.25, 0.0])
+    assert qdd is None
+    msg.points[1].positions[1] = math.nan
+    with pytest.raises(InputError, match='positions not finite'):
+        trajectory_points(msg, robot)
+    msg.points[1].positions = [0.0, 0.0]
+    with pytest.raises(InputError, match='every point needs 3 positions'):
+        trajectory_points(msg, robot)
+    with pytest.raises(InputError, match='no data for joint'):
+        trajectory_points(JointTrajectory(joint_names=['joint1']), robot)

@@ -162,6 +162,53 @@ def rmse(x, truth):
     return np.sqrt(np.mean((x - truth) ** 2, axis=0))
 
 
+def test_the_controller_commands_are_the_reference(ros):
+    rclpy, context = ros
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    from ident_ros import qos
+    from ident_ros.testing import spin_until
+    from torque_estimator.torque_estimator_node import TorqueEstimatorNode
+
+    estimator = TorqueEstimatorNode(context=context, parameter_overrides=[
+        Parameter('urdf_file', value=str(URDF))])
+    client = rclpy.create_node('torque_estimator_reference_client', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    for node in (estimator, client):
+        executor.add_node(node)
+    states = client.create_publisher(JointState, '/joint_states', qos.JOINT_STATES_QOS)
+    commands = client.create_publisher(JointTrajectory,
+                                       '/joint_trajectory_controller/joint_trajectory',
+                                       qos.COMMAND_QOS)
+
+    def command(positions):
+        point = JointTrajectoryPoint(positions=positions)
+        point.time_from_start.sec = 1
+        return JointTrajectory(joint_names=JOINTS, points=[point])
+
+    try:
+        spin_until(executor, lambda: states.get_subscription_count() == 1
+                   and commands.get_subscription_count() == 1, 'the subscriptions', TIMEOUT)
+        msg = JointState(name=JOINTS, position=HOLD, effort=[0.0] * 6)
+        msg.header.stamp = client.get_clock().now().to_msg()
+        states.publish(msg)
+        spin_until(executor, lambda: estimator.samples == 1, 'the first sample', TIMEOUT)
+        assert estimator.buffer is None
+        # refused with a log line (an exception would end the spin and this test)
+        commands.publish(command([0.0, math.nan, 0.0, 0.0, 0.0, 0.0]))
+        commands.publish(command([0.1] * 6))
+        spin_until(executor, lambda: estimator.buffer is not None, 'the reference', TIMEOUT)
+        later = client.get_clock().now().nanoseconds * 1e-9 + 2.0
+        np.testing.assert_allclose(estimator.buffer.sample(later)[0], 0.1)
+    finally:
+        executor.shutdown()
+        for node in (client, estimator):
+            node.destroy_node()
+
+
 def test_the_model_is_required(ros):
     rclpy, context = ros
     from ident_core.errors import InputError

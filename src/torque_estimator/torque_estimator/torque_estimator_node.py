@@ -160,19 +160,18 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.get_logger().info(f'model replaced by {msg.result_path}: filter restarted')
 
     def _on_reference(self, msg: JointTrajectory) -> None:
+        if self._last_q is None:
+            self.get_logger().warning('JointTrajectory ignored: no joint_states yet')
+            return
+        buffer = self.buffer or TrajectoryBuffer(self._last_q)
+        now = self.get_clock().now().nanoseconds * 1e-9
+        stamp = Time.from_msg(msg.header.stamp).nanoseconds * 1e-9
         try:
-            times, *fields = trajectory_points(msg, self.dm.robot)
+            buffer.replace(now, stamp or now, *trajectory_points(msg, self.dm.robot))
         except InputError as exc:
             self.get_logger().error(f'JointTrajectory ignored: {exc}')
             return
-        if self.buffer is None:
-            if self._last_q is None:
-                self.get_logger().warning('JointTrajectory ignored: no joint_states yet')
-                return
-            self.buffer = TrajectoryBuffer(self._last_q)
-        now = self.get_clock().now().nanoseconds * 1e-9
-        stamp = Time.from_msg(msg.header.stamp).nanoseconds * 1e-9
-        self.buffer.replace(now, stamp or now, times, *fields)
+        self.buffer = buffer
 
     def _on_joint_state(self, msg: JointState) -> None:
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec

@@ -39,6 +39,8 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
+from rclpy.event_handler import SubscriptionEventCallbacks
+from rclpy.qos import qos_profile_sensor_data
 from rclpy.task import Future
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
@@ -54,9 +56,10 @@ from ident_core.excitation.problem import ExcitationProblem
 from ident_core.model.robot import load_robot
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import ExcitationPlan, Motion, StageTime, period_violations
+from ident_core.motion.watchdog import MotionWatchdog
 from ident_core.schema import Schema, per_joint
 from ident_msgs.action import RunExcitation
-from ident_msgs.msg import ExcitationTrajectory
+from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import trajectory_from_msg, trajectory_to_msg
@@ -65,6 +68,8 @@ from ident_ros.worker import failure_message, in_thread, with_timeout
 
 LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
+WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
+MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
 
 
 class ExcitationNodeParameters(Schema):
@@ -93,6 +98,15 @@ class ExcitationNodeParameters(Schema):
         Time between messages [s] (each replaces the rest of the previous one).
     settle_time : float
         Time at rest after the motion before the recording stops [s].
+    joint_states_timeout : float
+        A motion stops when no joint_states arrives for this long [s] (a driver that crashed,
+        an e-stop).
+    tracking_error_limit : list of float
+        A motion stops when a measured position is further than this from the commanded one
+        [rad or m], one value or one per joint (URDF order).
+    recordings_topic : str
+        The recorder's reports (its publisher's liveliness tells that it runs): a recorded
+        motion stops when the recorder is gone.
     optimizer_config : str
         Excitation config of ``~/optimize`` (empty: the defaults of that format).
     optimizer : str
@@ -118,6 +132,13 @@ class ExcitationNodeParameters(Schema):
     send_period: PositiveFloat = Field(0.25, description='s between JointTrajectory messages')
     settle_time: NonNegativeFloat = Field(0.5, description='s at rest after the motion before '
                                           'the recording stops')
+    joint_states_timeout: PositiveFloat = Field(1.0, description='s without joint_states that '
+                                                'stop a motion')
+    tracking_error_limit: list[PositiveFloat] = Field(
+        [0.5], description='rad (m): measured-to-commanded distance that stops a motion, one '
+                           'value or one per joint (URDF order)')
+    recordings_topic: str = Field('/recorder/recordings', description="the recorder's reports "
+                                  '(liveliness: a recorded motion stops when it is gone)')
     optimizer_config: str = Field('', description='excitation config of ~/optimize (empty: '
                                   'defaults)')
     optimizer: Literal[OPTIMIZERS] = Field('ga+local', description='optimiser of ~/optimize')
@@ -148,6 +169,14 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.stop_client = self.create_client(StopRecording, p.recorder_stop_service,
                                               callback_group=group)
         self.create_service(Trigger, '~/stop', self._on_stop)
+        self.tracking_limit = per_joint(p.tracking_error_limit, self.robot.n,
+                                        'tracking_error_limit')
+        self.measured: tuple | None = None    # (receive time, stamp [ns], positions)
+        self.state_sub = None
+        self.recorder_alive = False
+        self.create_subscription(
+            RecordingInfo, p.recordings_topic, lambda _msg: None, qos.RECORDER_STATUS_QOS,
+            event_callbacks=SubscriptionEventCallbacks(liveliness=self._on_recorder_liveliness))
         self.create_service(OptimizeExcitation, '~/optimize', self._on_optimize,
                             callback_group=group)
         self.action = ActionServer(self, RunExcitation, '~/run', self._execute,
@@ -156,33 +185,51 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.motion: Motion | None = None
         self.busy = False
         self.optimizing = False
+        self.refused: dict[int, str] = {}   # id(goal request) -> why it cannot run now
         self.optimized: FourierTrajectory | None = None     # the last optimised trajectory
         self.stop_reason = ''
+        self.failure = ''                   # why the robot or the recorder failed the goal
+        self.watchdog: MotionWatchdog | None = None
+        self.watch_recorder = False
+        self.watch_since = self.last_watch = 0
         self.done: Future | None = None
         self.goal = None
         self.sent_until = -np.inf
         self.described = 0                  # stages whose description was published
         self.create_timer(p.send_period, self._tick)
+        self.create_timer(WATCH_PERIOD, self._watch)
         self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
 
     # --- action ---------------------------------------------------------------------------
-    def _on_goal(self, _goal):
+    def _on_goal(self, goal):
+        """Accept every goal; one that cannot run now is aborted at once with the reason in
+        its result (a rejection would tell the client nothing)."""
         if self.busy or self.optimizing:
-            self.get_logger().warning(f'goal rejected: an '
-                                      f'{"excitation" if self.busy else "optimisation"} is running')
-            return GoalResponse.REJECT
+            reason = f'an {"excitation" if self.busy else "optimisation"} is running'
+            self.refused[id(goal)] = f'goal refused: {reason}'
+            self.get_logger().warning(f'goal refused: {reason}')
+            return GoalResponse.ACCEPT
         self.busy = True
         return GoalResponse.ACCEPT
 
-    def _on_cancel(self, _goal_handle):
-        self.stop_motion('cancel requested')
+    def _on_cancel(self, goal_handle):
+        if goal_handle is self.goal:
+            self.stop_motion('cancel requested')
         return CancelResponse.ACCEPT
 
     async def _execute(self, goal_handle):
+        refusal = self.refused.pop(id(goal_handle.request), None)
+        if refusal:
+            goal_handle.abort()
+            return RunExcitation.Result(success=False, message=refusal)
         try:
             return await self._run(goal_handle)
         finally:
             self.motion, self.goal, self.busy = None, None, False
+            self.watchdog, self.watch_recorder = None, False
+            if self.state_sub is not None:
+                self.destroy_subscription(self.state_sub)
+                self.state_sub = None
 
     async def _run(self, goal_handle):
         request, result = goal_handle.request, RunExcitation.Result()
@@ -207,6 +254,8 @@ class ExcitationNode(lifecycle.GracefulNode):
             goal_handle.abort()
             result.success, result.message = False, str(exc)
             return result
+        self.failure = ''
+        self._watch_joint_states(names, request.record)
         start_ns = self.get_clock().now().nanoseconds + int(LEAD * 1e9)
         self.motion = Motion(plan, start_ns)
         self.sent_until = -np.inf
@@ -216,6 +265,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.get_logger().info(f'running {requested.name!r}: {plan_summary(plan, requested)}')
         self._tick()
         stopped = await self.done
+        stopped = self.failure or stopped
         if request.record:
             ok, message = await self._stop_recording()
             if not ok:
@@ -343,6 +393,69 @@ class ExcitationNode(lifecycle.GracefulNode):
                                   f'widen a URDF limit?')
         return result, result.trajectory.save(path)
 
+    # --- watching the robot and the recorder -----------------------------------------------
+    def _watch_joint_states(self, names: list[str], recorded: bool) -> None:
+        """Follow the measured positions of ``names`` for the motion about to start."""
+        order = [self.robot.joint_names.index(j) for j in names]
+        self.watchdog = MotionWatchdog(names, self.p.joint_states_timeout,
+                                       self.tracking_limit[order], self.p.joint_states_topic)
+        self.watch_recorder = recorded
+        self.measured = None
+        self.watch_since = self.last_watch = self.get_clock().now().nanoseconds
+        self.state_sub = self.create_subscription(
+            JointState, self.p.joint_states_topic, self._on_joint_state,
+            qos_profile_sensor_data)
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        stamp = Time.from_msg(msg.header.stamp).nanoseconds
+        self.measured = (self.get_clock().now().nanoseconds, stamp,
+                         dict(zip(msg.name, msg.position)))
+
+    def _watch(self) -> None:
+        """Stop a running motion whose joint states stop or leave the command."""
+        motion, watchdog = self.motion, self.watchdog
+        if motion is None or watchdog is None or self.failure:
+            return
+        now = self.get_clock().now().nanoseconds
+        late = (now - self.last_watch) * 1e-9 > watchdog.timeout / 2
+        self.last_watch = now
+        if late:                 # this node did not run for a while: the messages may be queued
+            return
+        received, measured, commanded = self.watch_since, None, None
+        if self.measured is not None:
+            received, stamp, state = self.measured
+            if all(j in state for j in watchdog.joint_names):
+                # the command at the time of the measurement, in the clock the controller
+                # stamps both with (a driver that lags the wall clock is no tracking error)
+                measured = np.array([state[j] for j in watchdog.joint_names])
+                t = max(((stamp or received) - motion.start_ns) * 1e-9, 0.0)
+                commanded = motion.sample(np.array([t]))[0][0]
+        reason = watchdog.fault((now - received) * 1e-9, measured, commanded)
+        if reason:
+            self._fail(reason)
+
+    def _fail(self, reason: str) -> None:
+        """The goal fails: stop the motion (if it still runs) and report why."""
+        if self.motion is None or self.failure:
+            return
+        self.failure = reason
+        self.get_logger().error(f'excitation failed: {reason}')
+        self.stop_motion(reason)
+
+    def _measured_until(self) -> float:
+        """Plan time [s] of the last joint_states stamp: a robot whose clock lags (a driver
+        that falls behind) has not finished the motion when the wall clock says so."""
+        if self.measured is None or not self.measured[1]:
+            return np.inf
+        return (self.measured[1] - self.motion.start_ns) * 1e-9
+
+    def _on_recorder_liveliness(self, event) -> None:
+        alive = event.alive_count > 0
+        if self.recorder_alive and not alive and self.watch_recorder:
+            self._fail(f'the recorder is gone ({self.p.recordings_topic} lost its '
+                             'liveliness): nothing would be recorded')
+        self.recorder_alive = alive
+
     # --- streaming ------------------------------------------------------------------------
     def _plan_time(self) -> float:
         return (self.get_clock().now().nanoseconds - self.motion.start_ns) * 1e-9
@@ -352,7 +465,8 @@ class ExcitationNode(lifecycle.GracefulNode):
             return
         t = self._plan_time()
         end = self.motion.end
-        if t > end + self.p.settle_time:
+        if t > end + self.p.settle_time and (self.failure or t > end + MAX_LAG
+                                             or self._measured_until() > end + self.p.settle_time):
             self.done.set_result(self.stop_reason if self.motion.stop is not None else '')
             return
         if self.sent_until < end:

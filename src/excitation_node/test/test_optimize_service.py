@@ -138,7 +138,9 @@ def test_optimize_writes_a_feasible_trajectory_that_an_empty_goal_then_runs(grap
     assert not second.result().success
     assert 'already running' in second.result().message
     if not first.done():                 # the node answers while it optimises
-        assert not g.send_goal().accepted
+        refused = g.result(g.send_goal())
+        assert not refused.success
+        assert refused.message == 'goal refused: an optimisation is running'
     g.spin_until(first.done, 'the optimisation')
     reply = first.result()
     assert reply.success, reply.message

@@ -16,3 +16,8 @@ class InputError(IdentError):
 class ExcitationError(IdentError):
     """An excitation problem: the data do not excite some base parameters (rank deficient
     identification matrix), or an excitation motion cannot be run within the joint limits."""
+
+
+class DataWarning(UserWarning):
+    """A recoverable problem with the data (dropped rows, a gap, a poor fit); the CLI prints it
+    as one ``robot-ident: warning:`` line."""

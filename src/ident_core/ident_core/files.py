@@ -7,6 +7,7 @@ replaced only by a complete new one.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -47,7 +48,10 @@ def read_yaml(path: str | Path, what: str = 'file'):
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise InputError(f'{path}: invalid YAML ({str(exc).splitlines()[0]})') from None
+        mark = getattr(exc, 'problem_mark', None)
+        where = f' at line {mark.line + 1}, column {mark.column + 1}' if mark else ''
+        problem = getattr(exc, 'problem', None) or str(exc).splitlines()[0]
+        raise InputError(f'{path}: invalid YAML{where} ({problem})') from None
 
 
 class _Dumper(yaml.SafeDumper):
@@ -77,6 +81,74 @@ def dump_yaml(document) -> str:
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
 
 
+def check_readable(path: str | Path, what: str = 'file') -> Path:
+    """Check that a file exists and can be read, telling a missing file from an unreadable one.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    what : str, optional
+        What the file is, for the message (``'URDF'``, ...).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        If it is missing, a folder, or cannot be read (naming the file and the reason).
+    """
+    path = Path(path)
+    try:
+        is_folder = stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        raise InputError(f'{path}: {what} not found') from None
+    except OSError as exc:
+        raise InputError(f'{path}: cannot read {what} ({exc.strerror})') from None
+    if is_folder:
+        raise InputError(f'{path}: is a folder, not a {what}')
+    if not os.access(path, os.R_OK):
+        raise InputError(f'{path}: cannot read {what} (permission denied)')
+    return path
+
+
+def check_output(path: str | Path, option: str) -> Path:
+    """Check before any work that a file can be written where an option names it.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (its missing folders are created when it is written).
+    option : str
+        The option or field naming it, for the message (``--out``).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        If it names a folder, a part of its folder is a file, or the nearest existing folder
+        is not writable.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f'{option} {path}: is a folder, not a file')
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f'{option} {path}: {folder} is a file, not a folder')
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f'{option} {path}: folder {folder} is not writable')
+    return path
+
+
 def write_atomic(path: str | Path, content: str | bytes) -> Path:
     """Write a file through a temporary file in the same folder and a rename.
 
@@ -95,11 +167,15 @@ def write_atomic(path: str | Path, content: str | bytes) -> Path:
     Raises
     ------
     OSError
-        If the folder or the file cannot be written (``path`` is then left as it was).
+        If the folder or the file cannot be written (``path`` is then left as it was); its
+        ``filename`` is ``path``.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -109,6 +185,9 @@ def write_atomic(path: str | Path, content: str | bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,4 +1,5 @@
-"""Bad input through the command line: one test per case.
+"""Bad input through the command line, the cases that need more than the one-line check of
+the corpus (tests/bad_inputs/cases.yaml, run by tests/test_bad_inputs.py).
 
 Every refusal must be ONE stderr line ``robot-ident: error: ...`` naming the file and the
 field/row/joint at fault, exit code 2, and no traceback (``datafiles.assert_one_line_error``).
@@ -54,31 +55,7 @@ def test_valid_description_identifies(csv_case, tmp_path, capsys):
     assert (tmp_path / 'RESULT.yaml').is_file()
 
 
-# --- 1. missing files ---------------------------------------------------------------------------
-
-def test_data_file_missing(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('nodata', update={'file': 'missing_log.csv'})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'missing_log.csv', 'not found')
-
-
-def test_yaml_description_missing(tmp_path, capsys):
-    rc = identify_cli(tmp_path / 'no_such_description.yaml', tmp_path)
-    assert_one_line_error(rc, capsys, 'no_such_description.yaml', 'not found')
-
-
-def test_urdf_missing(csv_case, tmp_path, capsys):
-    rc = identify_cli(csv_case.yaml, tmp_path, urdf=tmp_path / 'no_such_robot.urdf')
-    assert_one_line_error(rc, capsys, 'no_such_robot.urdf', 'URDF', 'not found')
-    assert not (tmp_path / 'RESULT.yaml').exists()
-
-
-# --- 2. fields, keys and columns ----------------------------------------------------------------
-
-def test_missing_effort_field(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('noeffort', remove=['effort'])
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'noeffort.yaml', 'missing field effort')
+# --- 1. fields, keys and columns ----------------------------------------------------------------
 
 
 def test_unknown_field_name(csv_case, tmp_path, capsys):
@@ -105,39 +82,7 @@ def test_csv_column_name_unknown(csv_case, tmp_path, capsys):
     assert 'tau_joint6' in line                         # shows the header
 
 
-def test_csv_column_index_out_of_range(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('colindex', update={'position': {'columns': [1, 2, 3, 4, 5, 13]}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'colindex.csv', 'position', 'column 13', 'out of range',
-                          '13 columns')
-
-
-# --- 3. column count ----------------------------------------------------------------------------
-
-def test_three_columns_for_six_joints(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('threecols', update={'effort': {'columns': [7, 8, 9]}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'threecols.yaml', 'effort', '3 columns for 6 joints')
-
-
-# --- 4. joints ----------------------------------------------------------------------------------
-
-def test_joint_name_not_in_urdf(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('wrongjoint', update={'joints': JOINTS[:5] + ['wrist_roll']})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'wrongjoint.yaml', 'wrist_roll', 'not in URDF',
-                          'six_axis_3kg.urdf')
-
-
-def test_urdf_joint_without_data(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('fivejoints', update={
-        'joints': JOINTS[:5], 'position': {'columns': [f'q_{j}' for j in JOINTS[:5]]},
-        'effort': {'columns': [f'tau_{j}' for j in JOINTS[:5]]}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'fivejoints.yaml', 'no data for joint', 'joint6')
-
-
-# --- 5. NaN / absurd rows -----------------------------------------------------------------------
+# --- 2. NaN / absurd rows -----------------------------------------------------------------------
 
 def nan_and_absurd_start(case):
     """Like the UR10e logs: the first rows hold NaN, the next ones 1e282, then valid data."""
@@ -146,13 +91,6 @@ def nan_and_absurd_start(case):
     q[3:5] = 1e282
     tau[3:5] = 1e282
     return dict(t=t, q=q, tau=tau)
-
-
-def test_nan_rows_at_start_refused_by_default(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('nanstart', **nan_and_absurd_start(csv_case))
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'nanstart.yaml', '5 row(s)', 'nan', 'row 0',
-                          'drop_invalid_rows')
 
 
 def test_nan_rows_at_start_dropped_when_asked(csv_case, tmp_path, capsys):
@@ -170,52 +108,10 @@ def test_nan_rows_at_start_dropped_when_asked(csv_case, tmp_path, capsys):
     assert result['identification']['relative_error_percent'] < 5
 
 
-def test_absurd_value_detected(csv_case, tmp_path, capsys):
-    q = csv_case.q.copy()
-    q[0, 2] = 1e282                                     # uninitialised log row, no NaN
-    bad = csv_case.variant('absurd', q=q)
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'absurd.yaml', 'joint3', '1e+282', 'row 0',
-                          'drop_invalid_rows')
-
-
-def test_invalid_row_in_middle_refused_even_with_drop(csv_case, tmp_path, capsys):
-    q = csv_case.q.copy()
-    q[500, 2] = np.nan
-    bad = csv_case.variant('nanmiddle', update={'drop_invalid_rows': True}, q=q)
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'nanmiddle.yaml', 'row 500', 'inside the recording')
-
-
-# --- 6. inf -------------------------------------------------------------------------------------
-
-def test_inf_in_torque(csv_case, tmp_path, capsys):
-    tau = csv_case.tau.copy()
-    tau[100, 3] = np.inf
-    bad = csv_case.variant('inftorque', tau=tau)
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'inftorque.yaml', 'effort', 'joint4', 'inf', 'row 100')
-
-
-# --- 7. time stamps -----------------------------------------------------------------------------
-
-def test_decreasing_time_stamp(csv_case, tmp_path, capsys):
-    t = csv_case.t.copy()
-    t[200] = t[198]
-    bad = csv_case.variant('backwards', t=t)
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'backwards.yaml', 'decreasing time stamp', 'row 200')
+# --- 3. time stamps -----------------------------------------------------------------------------
 
 
 STAMPS = {'time': {'column': 't', 'clock': 'stamps'}}   # auto puts a shared stamp on a cycle
-
-
-def test_duplicated_time_stamp(csv_case, tmp_path, capsys):
-    t = csv_case.t.copy()
-    t[300] = t[299]
-    bad = csv_case.variant('duplicate', t=t, update=STAMPS)
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'duplicate.yaml', 'duplicated time stamp', 'row 300')
 
 
 def test_messages_print_plain_numbers(csv_case, tmp_path, capsys):
@@ -229,7 +125,7 @@ def test_messages_print_plain_numbers(csv_case, tmp_path, capsys):
         assert 'np.float64' not in line
 
 
-# --- 8. too few samples -------------------------------------------------------------------------
+# --- 4. too few samples -------------------------------------------------------------------------
 
 def test_too_few_samples(csv_case, tmp_path, capsys):
     bad = csv_case.variant('eighty', **few_rows(csv_case, 80))
@@ -237,13 +133,7 @@ def test_too_few_samples(csv_case, tmp_path, capsys):
     assert_one_line_error(rc, capsys, 'too few samples', '54 base parameters')
 
 
-def test_too_few_samples_names_the_data_file(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('eighty', **few_rows(csv_case, 80))
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'eighty.yaml', 'too few samples')
-
-
-# --- 9. excitation ------------------------------------------------------------------------------
+# --- 5. excitation ------------------------------------------------------------------------------
 
 def test_joint_that_never_moves_is_not_excited(csv_case, tmp_path, capsys):
     bad = csv_case.variant('still6', q=joint6_still(csv_case))
@@ -270,46 +160,7 @@ def test_excitation_error_names_the_data_file(csv_case, tmp_path, capsys):
     assert_one_line_error(rc, capsys, 'still6.yaml', 'fv6')
 
 
-# --- 10. options --------------------------------------------------------------------------------
-
-def test_split_outside_unit_interval(csv_case, tmp_path, capsys):
-    rc = identify_cli(csv_case.yaml, tmp_path, '--split', '1.5')
-    assert_one_line_error(rc, capsys, '--split', '1.5')
-    assert not (tmp_path / 'RESULT.yaml').exists()
-
-
-def test_unknown_friction_model(csv_case, tmp_path, capsys):
-    with pytest.raises(SystemExit) as exc:
-        identify_cli(csv_case.yaml, tmp_path, '--friction', 'lugre')
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert '--friction' in err and 'lugre' in err and 'Traceback' not in err
-
-
-# --- 11. transmission ---------------------------------------------------------------------------
-
-def test_gear_ratios_wrong_length(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('ratios5', update={'transmission': {'gear_ratios': [100] * 5}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'ratios5.yaml', 'transmission.gear_ratios', '(6,)', '(5,)')
-
-
-def test_singular_gear_matrix(csv_case, tmp_path, capsys):
-    gear = np.eye(6) * 100
-    gear[5] = gear[4]                                   # motor 6 duplicates motor 5
-    bad = csv_case.variant('singular', update={'transmission': {'gear_matrix': gear.tolist()}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'singular.yaml', 'gear matrix', 'singular')
-
-
-def test_unknown_transmission_key(csv_case, tmp_path, capsys):
-    bad = csv_case.variant('trkey', update={'transmission': {'gear_ratio': [100] * 6}})
-    rc = identify_cli(bad, tmp_path)
-    assert_one_line_error(rc, capsys, 'trkey.yaml', 'unknown field transmission.gear_ratio',
-                          'gear_ratios')
-
-
-# --- 12. rosbag2 --------------------------------------------------------------------------------
+# --- 6. rosbag2 --------------------------------------------------------------------------------
 
 def test_bag_without_the_topic(make_synthetic, tmp_path, capsys):
     bag = write_joint_state_bag(tmp_path / 'armbag', make_synthetic(duration=2.0),
@@ -347,7 +198,7 @@ def test_bag_identifies(make_synthetic, truth, tmp_path, capsys):
     assert excitation_window(bag, '/excitation_node/trajectory') is None
 
 
-# --- 13. a valid run end to end -----------------------------------------------------------------
+# --- 7. a valid run end to end -----------------------------------------------------------------
 
 def test_identify_validate_end_to_end(csv_case, make_synthetic, tmp_path, capsys):
     other = make_synthetic(seed=11)

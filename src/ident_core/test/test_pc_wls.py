@@ -223,8 +223,11 @@ def test_a_result_is_refused_with_a_urdf_of_other_kinematics(tmp_path, fits):
     path = write_result(tmp_path / 'RESULT.yaml', result_file(fits['wls'], []))
     heavier = _variant(tmp_path, 'heavier', lambda t: t.replace('<mass value="3.9"/>',
                                                                 '<mass value="4.5"/>'))
-    np.testing.assert_array_equal(read_result(path, heavier).values, fits['wls'].values)
+    with pytest.raises(InputError, match='urdf_sha256 differs.*--ignore-urdf-change'):
+        read_result(path, heavier)
+    np.testing.assert_array_equal(read_result(path, heavier, ignore_urdf_change=True).values,
+                                  fits['wls'].values)
     moved = _variant(tmp_path, 'moved', lambda t: t.replace('<origin xyz="0 0 0.2" rpy=',
                                                             '<origin xyz="0 0 0.5" rpy=', 1))
     with pytest.raises(InputError, match='places or orients its joints differently'):
-        read_result(path, moved)
+        read_result(path, moved, ignore_urdf_change=True)

@@ -411,8 +411,8 @@ def test_estimate_torque_bad_input(case, csv_case, tmp_path, capsys):
         rc = estimate_cli(csv_case.yaml, tmp_path, '--config', settings)
         fragments = ('estimator.yaml', 'proces_noise')
     elif case == 'out':
-        rc = estimate_cli(csv_case.yaml, tmp_path, out='missing/TORQUES.csv')
-        fragments = ('--out', 'does not exist')
+        rc = estimate_cli(csv_case.yaml, tmp_path, out='good.csv/TORQUES.csv')
+        fragments = ('--out', 'good.csv is a file, not a folder')
     elif case == 'reference-start':
         rc = estimate_cli(csv_case.yaml, tmp_path, '--reference', tmp_path / 't.yaml')
         fragments = ('--reference-start',)

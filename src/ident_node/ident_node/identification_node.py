@@ -26,7 +26,9 @@ whole recording, not only the described excitation: friction needs motion, not p
 
 Identifications run in a worker thread: the node keeps answering while it works; one
 identification (of either kind) runs at a time, later requests wait their turn. On
-SIGINT/SIGTERM the identification that runs is finished, none is started.
+SIGINT/SIGTERM the identification that runs is abandoned (its request gets a failure; nothing is
+written, files are written atomically at the end) and none is started, so that the node stops
+at once.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
 from visualization_msgs.msg import MarkerArray
 
+from ident_core.data.coverage import MIN_COVERAGE
 from ident_core.data.datasets import load_bag
 from ident_core.data.readers import excitation_window
 from ident_core.errors import InputError
@@ -81,6 +84,10 @@ class IdentificationNodeParameters(IdentificationConfig):
         ExcitationTrajectory topic in the bags.
     excitation_window_only : bool
         Use only the periodic part of the excitation described in the bag.
+    min_coverage : float
+        Smallest fraction of that excitation window the bag's joint states must cover: a
+        recording whose stream stopped is refused below, a gap is a warning above
+        (``ident_core.data.coverage``).
     auto_identify : bool
         Identify every bag the recorder reports closed.
     recordings_topic : str
@@ -100,6 +107,8 @@ class IdentificationNodeParameters(IdentificationConfig):
                                   description='ExcitationTrajectory topic in the bags')
     excitation_window_only: bool = Field(True, description='use only the periodic part of the '
                                          'excitation described in the bag')
+    min_coverage: float = Field(MIN_COVERAGE, ge=0, le=1, description='fraction of the '
+                                'excitation window the joint states must cover')
     auto_identify: bool = Field(False, description='identify every bag the recorder closes')
     recordings_topic: str = Field('/recorder/recordings',
                                   description="the recorder's RecordingInfo reports")
@@ -134,6 +143,7 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.group = ReentrantCallbackGroup()
         self.busy = False
         self.waiting: list[Future] = []
+        self.abandon = Future()          # done on shutdown: the running work is dropped
         self.publisher = self.create_publisher(IdentifiedParameters, '~/parameters',
                                                qos.LATCHED_QOS)
         self.payload_publisher = self.create_publisher(Payload, '~/payload', qos.LATCHED_QOS)
@@ -197,7 +207,8 @@ class IdentificationNode(lifecycle.GracefulNode):
         p = self.p
         window = excitation_window(Path(bag), p.excitation_topic) \
             if p.excitation_window_only and periodic_only else None
-        return load_bag(bag, p.joint_states_topic, window=window)[0]
+        return load_bag(bag, p.joint_states_topic, window=window,
+                        min_coverage=p.min_coverage)[0]
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
         """Identify a payload as a request asks and write PAYLOAD.yaml (any thread).
@@ -303,15 +314,17 @@ class IdentificationNode(lifecycle.GracefulNode):
         if self.shutdown_requested:
             raise RuntimeError('the node is shutting down')
         self.busy = True
+        self.get_logger().info(f'{name} started')
         try:
-            return await in_thread(self, function, *args, name=name, callback_group=self.group)
+            return await in_thread(self, function, *args, name=name, callback_group=self.group,
+                                   abandon=self.abandon)
         finally:
             self.busy = False
             waiters, self.waiting = self.waiting, []
             for waiter in waiters:
                 waiter.set_result(None)
             if self.shutdown_requested:
-                self.finished = True     # the work asked for before the signal is done
+                self.finished = True     # the requests are answered
 
     async def _identify_and_publish(self, bag: str, validation_bags: list[str],
                                     result_path: str) -> tuple:
@@ -392,10 +405,12 @@ class IdentificationNode(lifecycle.GracefulNode):
             self.get_logger().error(f'identification of {info.path} failed: {failure_message(exc)}')
 
     def request_shutdown(self) -> None:
-        """SIGINT/SIGTERM: finish the identification that runs (within the shutdown timeout),
-        start no other."""
+        """SIGINT/SIGTERM: abandon the identification that runs (its request fails with the
+        reason), start no other."""
         if not self.busy:
             self.finished = True
+            return
+        self.abandon.set_result('the identification node is shutting down: work abandoned')
 
 
 def _choice(field: str, value: str, names: tuple, default: str, every: tuple) -> tuple:

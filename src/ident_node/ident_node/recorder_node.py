@@ -91,7 +91,7 @@ class RecorderNode(lifecycle.GracefulNode):
         self._excitation: tuple[bytes, int] | None = None   # latest (raw, receive_ns)
         self._sim_time = self.get_parameter('use_sim_time').value
         self._info_pub = self.create_publisher(RecordingInfo, '~/recordings',
-                                                qos.LATCHED_HISTORY_QOS)
+                                                qos.RECORDER_STATUS_QOS)
         self._js_sub = self.create_subscription(
             JointState, self.joint_states_topic, self._on_joint_state, qos.JOINT_STATES_QOS,
             raw=True)

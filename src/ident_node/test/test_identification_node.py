@@ -96,6 +96,49 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
             n.destroy_node()
 
 
+def test_a_shutdown_abandons_the_running_identification(ros, bag, tmp_path):
+    rclpy, context = ros
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+
+    from ident_msgs.srv import IdentifyRecording
+    from ident_node.identification_node import IdentificationNode
+    from ident_ros import testing
+
+    node = IdentificationNode(context=context, parameter_overrides=[
+        Parameter('urdf_file', value=str(URDF))])
+    client = rclpy.create_node('shutdown_test_client', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    for n in (node, client):
+        executor.add_node(n)
+    identify = client.create_client(IdentifyRecording, '/identification_node/identify')
+    release = threading.Event()
+    node.identify = lambda *args: release.wait(TIMEOUT)     # work that outlasts the shutdown
+
+    def spin_until(condition, what):
+        testing.spin_until(executor, condition, what, TIMEOUT)
+
+    try:
+        spin_until(identify.service_is_ready, 'the identify service')
+        result_path = tmp_path / 'RESULT.yaml'
+        running = identify.call_async(IdentifyRecording.Request(
+            bag_path=str(bag), result_path=str(result_path)))
+        spin_until(lambda: node.busy, 'the identification to start')
+        queued = identify.call_async(IdentifyRecording.Request(bag_path=str(bag)))
+        spin_until(lambda: node.waiting, 'the second request to queue')
+        node.shutdown_requested = True           # what lifecycle.run does on SIGINT/SIGTERM
+        node.request_shutdown()
+        spin_until(lambda: running.done() and queued.done(), 'the answers to both requests')
+        for reply in (running.result(), queued.result()):
+            assert not reply.success and 'shutting down' in reply.message
+        assert node.finished and not result_path.exists()
+    finally:
+        release.set()
+        executor.shutdown()
+        for n in (client, node):
+            n.destroy_node()
+
+
 # The payload of the synthetic loaded run: 1.5 kg at (10, −20, 50) mm in the flange frame.
 PAYLOAD_MASS, PAYLOAD_COM = 1.5, np.array([0.01, -0.02, 0.05])
 PAYLOAD_INERTIA = np.diag([0.004, 0.003, 0.002])          # kg·m² about the COM

@@ -12,6 +12,8 @@ Nodes spin a ``SingleThreadedExecutor`` (the stock ``MultiThreadedExecutor`` of 
 drops messages, docs/ros2_from_pypi.md), or rclpy's ``EventsExecutor`` when they ask for it: it
 takes each message without rebuilding the wait set, which a node at the joint_states rate needs
 (the torque estimator; it has no timer, where the events executor is still young).
+Warnings about the data (``ident_core.errors.DataWarning``: a gap in a recording, a poor fit) go
+to the node's logger, every time they occur.
 """
 from __future__ import annotations
 
@@ -19,12 +21,14 @@ import faulthandler
 import signal
 import sys
 import time
+import warnings
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from ident_core.errors import DataWarning
 from ident_core.threads import limit_blas_threads
 
 SHUTDOWN_TIMEOUT = 10.0
@@ -105,6 +109,7 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         try:
             limit_blas_threads()
             node = node_class(**kwargs)
+            _log_warnings(node)
         except ValueError as exc:      # bad parameters or files (InputError is a ValueError)
             print(f'{node_class.__name__}: error: {exc}', file=sys.stderr)
             return 2
@@ -122,6 +127,14 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+
+
+def _log_warnings(node: Node) -> None:
+    """Route warnings to the node's logger; show every DataWarning, not the first of each
+    place only (a node identifies many recordings)."""
+    warnings.simplefilter('always', DataWarning)
+    warnings.showwarning = lambda message, *_args, **_kwargs: \
+        node.get_logger().warning(str(message))
 
 
 def _spin(node: GracefulNode, received: list, executor) -> None:

@@ -1,7 +1,14 @@
 """QoS profiles of the suite's topics, chosen per kind of data."""
 from __future__ import annotations
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.duration import Duration
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    LivelinessPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+)
 
 
 def _reliable(depth: int, latched: bool) -> QoSProfile:
@@ -17,6 +24,12 @@ JOINT_STATES_QOS = _reliable(depth=1000, latched=False)
 LATCHED_QOS = _reliable(depth=1, latched=True)
 #: A latched history: every report of a session, not only the last (recorder reports).
 LATCHED_HISTORY_QOS = _reliable(depth=100, latched=True)
+#: The recorder's reports, with a liveliness lease: a node that needs the recorder (the
+#: excitation while it records) learns within the lease that it is gone, even when killed.
+RECORDER_STATUS_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST, depth=100, reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL, liveliness=LivelinessPolicy.AUTOMATIC,
+    liveliness_lease_duration=Duration(seconds=0.5))
 #: Trajectory commands: reliable, a few in flight.
 COMMAND_QOS = _reliable(depth=10, latched=False)
 #: Estimates at the joint_states rate (filtered torques) for controllers and monitors:

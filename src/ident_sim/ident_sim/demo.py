@@ -26,6 +26,7 @@ from ident_msgs.msg import IdentifiedParameters
 from ident_msgs.srv import IdentifyRecording
 from ident_ros import lifecycle, qos
 from ident_ros.parameters import declare_parameters
+from ident_ros.worker import while_served
 
 
 class DemoClientParameters(Schema):
@@ -115,7 +116,7 @@ class DemoClient(lifecycle.GracefulNode):
     async def _run(self) -> None:
         try:
             await self._demo()
-        except (DemoFailed, IdentError) as exc:
+        except (DemoFailed, IdentError, RuntimeError) as exc:    # RuntimeError: a server died
             self.get_logger().error(f'demo failed: {exc}')
             self.exit_code = 1
         self.finished = True
@@ -138,7 +139,8 @@ class DemoClient(lifecycle.GracefulNode):
         handle = await self.excite.send_goal_async(goal, feedback_callback=feedback)
         if not handle.accepted:
             raise DemoFailed(f'{name} excitation rejected')
-        result = (await handle.get_result_async()).result
+        result = (await while_served(self, handle.get_result_async(),
+                                     self.excite.server_is_ready, f'{name} excitation')).result
         if not result.success:
             raise DemoFailed(f'{name} excitation: {result.message}')
         self.get_logger().info(f'{name}: {result.duration:.1f} s of motion recorded in '
@@ -149,7 +151,8 @@ class DemoClient(lifecycle.GracefulNode):
         """Call a service whose response has ``success`` and ``message``; the response."""
         if not client.wait_for_service(timeout_sec=self.p.server_timeout):
             raise DemoFailed(f'{what}: service {client.srv_name} not available')
-        reply = await client.call_async(request)
+        reply = await while_served(self, client.call_async(request), client.service_is_ready,
+                                   what)
         if not reply.success:
             raise DemoFailed(f'{what}: {reply.message}')
         return reply

@@ -27,6 +27,9 @@ import warnings
 from ..errors import IdentError
 from ..threads import limit_blas_threads
 
+#: Options that name a file a verb writes: checked before any work.
+OUTPUTS = {'out': '--out', 'csv': '--csv', 'export_urdf': '--export-urdf'}
+
 VERBS = {
     'identify': 'identify base parameters, friction and rotor inertia from recordings',
     'validate': 'predict the torques of a recording with an identified model',
@@ -57,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(verb).parse_args(argv)
     warnings.showwarning = _show_warning
     try:
+        _check_outputs(args)
         with limit_blas_threads():
             return args.run(args)
     except IdentError as exc:
@@ -82,14 +86,32 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
     """
-    parser = argparse.ArgumentParser(prog='robot-ident', description=__doc__.splitlines()[0]
-                                     .replace('``', ''))
-    sub = parser.add_subparsers(required=True, metavar='COMMAND')
+    parser = _OneLineParser(prog='robot-ident', description=__doc__.splitlines()[0]
+                            .replace('``', ''))
+    sub = parser.add_subparsers(required=True, metavar='COMMAND', parser_class=_OneLineParser)
     for name, text in VERBS.items():
         p = sub.add_parser(name, help=text, description=text)
         if name == verb:
             importlib.import_module(f'{__name__}.{name.replace("-", "_")}').add_arguments(p)
     return parser
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f'{self.prog}: error: {message} (see {self.prog} --help)\n')
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Every output file the command names can be written (``files.check_output``); a name
+    template (``{joint}``) is checked by its folder."""
+    from ..files import check_output
+
+    for attribute, option in OUTPUTS.items():
+        value = getattr(args, attribute, None)
+        if value:
+            check_output(value.replace('{joint}', 'joint'), option)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

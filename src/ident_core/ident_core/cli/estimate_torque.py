@@ -52,28 +52,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--config', metavar='CONFIG.yaml', help='settings (TorqueEstimatorConfig: '
                    'covariances, observer gain, collision thresholds)')
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
+    p.add_argument('--ignore-urdf-change', action='store_true',
+                    help='use a URDF that differs from the one RESULT.yaml was identified with')
     p.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Estimate, print a summary, write the CSV; 0."""
-    out = _writable(Path(args.out))
     config = _config(args)
-    dm = load_dynamic_model(args.model, args.urdf, args.payload)
+    dm = load_dynamic_model(args.model, args.urdf, args.payload, args.ignore_urdf_change)
     dataset, reference = _data(args, dm.robot.joint_names)
     result = estimate_torques(dm, dataset, config, reference)
     print_summary(result)
-    write_atomic(out, torques_csv(result))
+    out = write_atomic(args.out, torques_csv(result))
     print(f'torques written to {out}')
     return 0
-
-
-def _writable(out: Path) -> Path:
-    if out.is_dir():
-        raise InputError(f'--out {out}: is a directory')
-    if not out.parent.is_dir():
-        raise InputError(f'--out {out}: folder {out.parent} does not exist')
-    return out
 
 
 def _config(args) -> TorqueEstimatorConfig:

@@ -28,12 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         'result')
     parser.add_argument('--force', action='store_true',
                         help='export a model that is not physically consistent')
+    parser.add_argument('--ignore-urdf-change', action='store_true',
+                    help='use a URDF that differs from the one RESULT.yaml was identified with')
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Read the result, export, print one line; 0 (errors raise)."""
-    model = read_result(args.model, args.urdf)
+    model = read_result(args.model, args.urdf, args.ignore_urdf_change)
     if Path(args.out).resolve() == model.robot.urdf.resolve():
         raise InputError(f'{args.out}: is the input URDF of {args.model}; write the identified '
                          'URDF to another file')

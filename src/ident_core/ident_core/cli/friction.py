@@ -50,13 +50,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='parameters held at a value (default delta=2; "none": fit all)')
     p.add_argument('--seed', type=int, default=0, help='seed of the GA and SA-GA')
     p.add_argument('--out', required=True, metavar='FRICTION.yaml')
+    p.add_argument('--ignore-urdf-change', action='store_true',
+                    help='use a URDF that differs from the one RESULT.yaml was identified with')
     p.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Identify, print the tables, write FRICTION.yaml; 0."""
     if args.model:
-        model = read_result(args.model, urdf=args.urdf)
+        model = read_result(args.model, args.urdf, args.ignore_urdf_change)
         robot, rigid = model.robot, RigidBodyModel.from_identified(model, args.model)
     elif args.urdf:
         robot = load_robot(args.urdf)

@@ -61,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='write the URDF with the payload as a fixed link')
     parser.add_argument('--from', dest='from_file', metavar='PAYLOAD.yaml',
                         help='with --export-urdf: export an earlier result, identify nothing')
+    parser.add_argument('--ignore-urdf-change', action='store_true',
+                    help='use a URDF that differs from the one RESULT.yaml was identified with')
     parser.set_defaults(run=_run)
 
 
@@ -82,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
     config = config_from_args(args, PayloadConfig)
     unloaded = [load_dataset(p, robot.joint_names) for p in args.unloaded]
     loaded = [load_dataset(p, robot.joint_names) for p in args.loaded]
-    model = read_result(args.model, urdf=args.urdf) if args.model else None
+    model = read_result(args.model, args.urdf, args.ignore_urdf_change) if args.model else None
     result = identify_payload(robot, loaded, args.method, frame=args.frame, unloaded=unloaded,
                               model=model, config=config, known_mass=args.known_mass)
     content = payload_file(robot, result, PayloadData(

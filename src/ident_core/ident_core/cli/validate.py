@@ -29,12 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--csv', metavar='PRED.csv',
                         help='write time, measured and predicted torques')
     parser.add_argument('--json', action='store_true', help='print the metrics as one JSON object')
+    parser.add_argument('--ignore-urdf-change', action='store_true',
+                    help='use a URDF that differs from the one RESULT.yaml was identified with')
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Validate, print the metrics (or JSON), write the CSV if asked; 0 (errors raise)."""
-    model = read_result(args.model, args.urdf)
+    model = read_result(args.model, args.urdf, args.ignore_urdf_change)
     v = validate(model, load_dataset(args.data, model.robot.joint_names))
     if args.csv:
         _write_csv(args.csv, v, model.robot.joint_names)

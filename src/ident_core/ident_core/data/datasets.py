@@ -18,12 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import DataWarning, InputError
 from ..files import read_yaml
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission
 from ..schema import parse, per_joint
 from . import readers
+from .coverage import MIN_COVERAGE, check_coverage, window_coverage
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
 from .signal_processing import fixed_rate_clock
 
@@ -31,10 +32,6 @@ SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
 ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
 BAG_SUFFIXES = ('.mcap', '.db3')
-
-
-class DataWarning(UserWarning):
-    """A recoverable problem with the data (dropped rows)."""
 
 
 @dataclass
@@ -214,7 +211,8 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
 
 
 def load_bag(path: str | Path, topic: str = '/joint_states', *,
-             window: tuple[float, float] | None = None) -> tuple[Dataset, np.ndarray]:
+             window: tuple[float, float] | None = None,
+             min_coverage: float = MIN_COVERAGE) -> tuple[Dataset, np.ndarray]:
     """Load the ``sensor_msgs/JointState`` messages of a rosbag2 (header stamps as time).
 
     Parameters
@@ -226,6 +224,9 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     window : (float, float), optional
         (start, end) header-stamp time [s]: keep only the messages inside (e.g.
         ``readers.excitation_window``, the periodic part of an excitation).
+    min_coverage : float
+        Smallest fraction of ``window`` the messages must cover (``coverage.check_coverage``:
+        a stream that stopped during the excitation is refused, a shorter gap is a warning).
 
     Returns
     -------
@@ -236,7 +237,8 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     Raises
     ------
     InputError
-        As ``load_dataset``; also when no message lies inside ``window``.
+        As ``load_dataset``; also when the messages cover less than ``min_coverage`` of
+        ``window``.
     """
     path = Path(path)
     if not path.exists():
@@ -248,6 +250,7 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
         if not len(rows):
             raise InputError(f'{path}: no {topic} message between the stamps {window[0]:.3f} '
                              f'and {window[1]:.3f} s')
+        check_coverage(window_coverage(log.stamp, window), f'{path} ({topic})', min_coverage)
         spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
     dataset, kept = _build(DatasetDescription(**spec), str(path), path.parent, None, log)
     return dataset, log.stamp[kept]

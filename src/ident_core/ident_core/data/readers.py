@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..files import check_readable
 
 
 @dataclass
@@ -77,26 +78,39 @@ def read_csv(path: Path) -> CsvTable:
     Raises
     ------
     InputError
-        If the file is missing or empty, a row is ragged or a cell is not numeric (names the
+        If the file is missing, unreadable, not text or empty, the header names another number
+        of columns than the rows have, a row is ragged or a cell is not numeric (names the
         row).
     """
-    if not path.is_file():
-        raise InputError(f'{path}: file not found')
-    with path.open(newline='') as f:
-        first = f.readline()
-        if not first.strip():
-            raise InputError(f'{path}: file is empty')
-        delimiter = next((d for d in ',;\t' if d in first), None)
-        f.seek(0)
-        rows = list(csv.reader(f, delimiter=delimiter) if delimiter
-                    else (line.split() for line in f))
+    try:
+        with path.open(newline='', encoding='utf-8-sig') as f:     # a BOM is no header text
+            first = f.readline()
+            if not first.strip():
+                raise InputError(f'{path}: file is empty')
+            delimiter = next((d for d in ',;\t' if d in first), None)
+            f.seek(0)
+            rows = list(csv.reader(f, delimiter=delimiter) if delimiter
+                        else (line.split() for line in f))
+    except FileNotFoundError:
+        raise InputError(f'{path}: file not found') from None
+    except UnicodeDecodeError:
+        raise InputError(f'{path}: not a text file, cannot be a CSV table') from None
+    except OSError as exc:
+        raise InputError(f'{path}: cannot read ({exc.strerror})') from None
     header = None
     if not _numeric(rows[0]):
         header, rows = [c.strip() for c in rows[0]], rows[1:]
     rows = [r for r in rows if any(c.strip() for c in r)]
+    if rows and all(r and not r[-1].strip() for r in rows):        # a delimiter ends each row
+        rows = [r[:-1] for r in rows]
+        if header and not header[-1]:
+            header = header[:-1]
     if not rows:
         raise InputError(f'{path}: no data rows')
     width = len(rows[0])
+    if header is not None and len(header) != width:
+        raise InputError(f'{path}: the header names {len(header)} columns, the rows have '
+                         f'{width}')
     for i, row in enumerate(rows):
         if len(row) != width:
             raise InputError(f'{path}: data row {i} has {len(row)} columns, expected {width}')
@@ -133,8 +147,7 @@ def read_npz(path: Path) -> dict[str, np.ndarray]:
     InputError
         If the file is missing or unreadable.
     """
-    if not path.is_file():
-        raise InputError(f'{path}: file not found')
+    check_readable(path, '.npz archive')
     try:
         with np.load(path, allow_pickle=False) as archive:
             return {k: archive[k] for k in archive.files}

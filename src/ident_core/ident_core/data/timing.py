@@ -82,6 +82,8 @@ from ..errors import InputError
 COMMON_RATES = (10000, 8000, 5000, 4000, 2500, 2000, 1000, 800, 500, 400, 250, 200, 125, 100,
                 50, 25, 20, 10)
 SNAP_TOLERANCE = 0.005
+#: Sample rates a robot log can have [Hz]; outside, the time column's unit is wrong.
+PLAUSIBLE_RATES = (1.0, 50_000.0)
 GAP_PERIODS = 3
 BRIDGE_CUTOFF_PERIODS = 0.1
 #: Stamps within this fraction of a period of the fixed-rate cycles are a uniform clock.
@@ -329,14 +331,15 @@ def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: st
                          'or more')
     bridge = BRIDGE_CUTOFF_PERIODS / cutoff_hz
     if clock == 'fixed_rate':
-        period = float((t[-1] - t[0]) / (len(t) - 1))
+        period = _plausible(float((t[-1] - t[0]) / (len(t) - 1)), source)
         return _segments(TimeBase(source, 'fixed_rate', period, t, [], described=clock), bridge)
     repeats = np.zeros(len(t), dtype=bool) if repeats is None else np.asarray(repeats, bool)
     distinct = np.flatnonzero(~repeats[1:]) + 1
     if not len(distinct):
         raise InputError(f'{source}: all {len(t)} rows hold the same sample (a constant log: '
                          'nothing moves)')
-    nominal = nominal_period(spread_ties(t[np.r_[0, distinct]], source)[0])
+    nominal = _plausible(nominal_period(spread_ties(t[np.r_[0, distinct]], source)[0]),
+                         source)
     rows = np.flatnonzero(samples(t, repeats, nominal))
     stamps, step = spread_ties(t[rows], source)
     chosen, times, period = _clock_of(t[rows], stamps, step, position[rows], clock, nominal,
@@ -345,6 +348,18 @@ def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: st
                     repeated=len(t) - len(rows), duplicated=int(np.sum(np.diff(t[rows]) == 0)),
                     described='' if clock == 'auto' else clock)
     return _segments(base, bridge)
+
+
+def _plausible(period: float, source: str) -> float:
+    """The period, if its rate is one a robot log can have (``PLAUSIBLE_RATES``)."""
+    rate = 1.0 / period if period > 0 else math.inf
+    low, high = PLAUSIBLE_RATES
+    if low <= rate <= high:
+        return period
+    unit = 'milliseconds read as seconds' if rate < low else \
+        'seconds read as milliseconds or microseconds'
+    raise InputError(f'{source + ": " if source else ""}a sample rate of {_rate_text(rate)} is '
+                     f'no robot log\'s: time in {unit}? (check time.scale)')
 
 
 def _clock_of(raw, stamps, step, position, clock, nominal, prefix, rows):

@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 
 from ..data.datasets import Dataset
+from ..data.plausibility import check_efforts, check_positions
 from ..data.recorded_velocity import check_velocity
 from ..data.signal_processing import (
     decimate_parallel,
@@ -29,6 +30,7 @@ from ..model.transmission import Transmission
 from ..schema import Schema
 from . import metrics
 from .estimators import ESTIMATORS, estimate, relative_std_percent
+from .fit_check import check_fit
 
 DEFAULT_CUTOFF_HZ = 10.0
 #: Actuator columns that change sharply at a velocity reversal (Coulomb, Stribeck): built from
@@ -307,10 +309,14 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
     Raises
     ------
     InputError
-        If the joints do not match the robot, the recorded velocity is asked for but absent,
-        the cut-off is above Nyquist, or there are too few samples.
+        If the joints do not match the robot, an effort column is constant or positions lie
+        far outside the URDF limits (``data.plausibility``), the recorded velocity is asked for
+        but absent, the sample rate is implausible, the cut-off is above Nyquist, or there are
+        too few samples.
     """
     d = dataset.aligned(robot)
+    check_efforts(d)
+    check_positions(d, robot)
     cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
     order = config.filter_order
     if config.use_recorded_velocity and d.velocity is None:
@@ -656,6 +662,8 @@ def identify(robot: RobotModel, datasets: list[Dataset],
         rows = ', '.join(f'{d.source} ({d.samples} rows)' for d in datasets)
         raise type(exc)(f'{rows}: {exc}') from None
     predicted = w @ est.values
+    check_fit(predicted, tau, w @ base.project(prior_standard_parameters(regressor)),
+              list(robot.joint_names), ', '.join(d.source for d in datasets))
     stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
              'equations_left_out': int(mask.size - mask.sum()),
              'decimation': stacked.decimation,

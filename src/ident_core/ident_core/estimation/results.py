@@ -411,7 +411,8 @@ def write_result(path: str | Path, result: ResultFile) -> Path:
     return write_atomic(path, dump_yaml(document))
 
 
-def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedModel:
+def read_result(path: str | Path, urdf: str | Path | None = None,
+                ignore_urdf_change: bool = False) -> IdentifiedModel:
     """Load an identified model from RESULT.yaml.
 
     Parameters
@@ -420,6 +421,9 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
         The result file.
     urdf : str or Path, optional
         Use this URDF instead of the recorded path.
+    ignore_urdf_change : bool, optional
+        Accept a URDF whose content differs from the one the result was identified with
+        (same joints and kinematics).
 
     Returns
     -------
@@ -429,10 +433,15 @@ def read_result(path: str | Path, urdf: str | Path | None = None) -> IdentifiedM
     ------
     InputError
         If the file is missing, not a result, a field is missing or malformed, or the URDF is
-        missing, has other joints, or other kinematics (naming the file and the field).
+        missing, has other joints or other kinematics, or (unless ``ignore_urdf_change``)
+        differs from the recorded one by its SHA-256 (naming the file and the field).
     """
     doc = read_result_file(path)
     robot = load_robot(urdf or doc.robot.urdf)
+    recorded = doc.robot.urdf_sha256
+    if recorded and not ignore_urdf_change and recorded != robot.urdf_sha256():
+        raise InputError(f'{path}: URDF {robot.urdf} is not the file the result was identified '
+                         'with (robot.urdf_sha256 differs); --ignore-urdf-change uses it anyway')
     if robot.joint_names != doc.robot.joints:
         raise InputError(f'{path}: URDF {robot.urdf} has joints {robot.joint_names}, the result '
                          f'was identified for {doc.robot.joints}')

@@ -5,7 +5,12 @@ maps the joint order of a dataset onto Pinocchio's.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import re
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +18,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
+from ..files import check_readable
 
 SUPPORTED_JOINTS = ('JointModelR', 'JointModelP', 'JointModelRevoluteUnaligned',
                     'JointModelPrismaticUnaligned')
@@ -200,14 +206,15 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
         1-DOF revolute or prismatic joint (continuous joints and floating bases are not
         supported yet).
     """
-    path = Path(urdf)
-    if not path.is_file():
-        raise InputError(f'{path}: URDF file not found')
-    try:
-        model = pin.buildModelFromUrdf(str(path))
-    except (RuntimeError, ValueError) as exc:
-        first_line = str(exc).strip().splitlines()[0]
-        raise InputError(f'{path}: cannot parse URDF ({first_line})') from None
+    path = check_readable(urdf, 'URDF file')
+    with _stderr_captured() as parser_output:
+        try:
+            model = pin.buildModelFromUrdf(str(path))
+        except (RuntimeError, ValueError) as exc:
+            model, failure = None, str(exc).strip().splitlines()[0]
+    if model is None:
+        detail = _parser_error(''.join(parser_output))
+        raise InputError(f'{path}: cannot parse URDF ({detail or failure})')
     locked_joints = dict(locked_joints or {})
     if locked_joints:
         model = reduced_model(model, locked_joints, str(path))
@@ -224,6 +231,33 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
                       upper=np.array(model.upperPositionLimit),
                       velocity_limit=np.array(model.velocityLimit),
                       effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
+
+
+@contextlib.contextmanager
+def _stderr_captured():
+    """What C++ code (urdfdom) writes to the process's stderr meanwhile, in the list it yields
+    (filled when the block ends); the CLI's one-line error then names the fault instead."""
+    sys.stderr.flush()
+    saved, text = os.dup(2), []
+    with tempfile.TemporaryFile(mode='w+') as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield text
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            text.append(captured.read())
+
+
+def _parser_error(text: str) -> str:
+    """The XML error and line of urdfdom's message (``Error=XML_ERROR_... Line number=75``)."""
+    match = re.search(r'Error=(\w+).*?Line number=(\d+)(?::\s*(.*))?', text)
+    if match:
+        return f'{match.group(1)} at line {match.group(2)}' + (
+            f': {match.group(3).strip()}' if match.group(3) else '')
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else ''
 
 
 def reduced_model(model: pin.Model, locked_joints: dict, source: str, geometry=None):

@@ -125,6 +125,9 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
     if method != 'all' and not inputs[method]:
         raise InputError(f'the {method} method needs {NEEDS[method]}')
     chosen = [m for m in METHODS if inputs[m]] if method == 'all' else [method]
+    if not chosen:
+        raise InputError('a payload needs a reference without it: unloaded runs (--unloaded) or '
+                         'an identified model (--model)')
     out = PayloadIdentification(target, {}, drive_gains=gains)
     for name in chosen:
         try:

@@ -348,7 +348,8 @@ def _mount(model: pin.Model, robot: RobotModel, payload: PayloadFile, source: st
 
 
 def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | None = None,
-                       payload_file: str | Path | None = None) -> DynamicModel:
+                       payload_file: str | Path | None = None,
+                       ignore_urdf_change: bool = False) -> DynamicModel:
     """The dynamic model of an identification result or of a URDF.
 
     Parameters
@@ -360,6 +361,8 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
         result records.
     payload_file : str or Path, optional
         PAYLOAD.yaml of a payload mounted now.
+    ignore_urdf_change : bool, optional
+        Accept a URDF other than the one the result was identified with (``read_result``).
 
     Returns
     -------
@@ -373,7 +376,8 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
     """
     payload = None if payload_file is None else read_payload(payload_file)
     if model_file is not None:
-        return dynamic_model_from_result(read_result(model_file, urdf), str(model_file), payload)
+        return dynamic_model_from_result(read_result(model_file, urdf, ignore_urdf_change),
+                                         str(model_file), payload)
     if urdf is None:
         raise InputError('a dynamic model needs RESULT.yaml or a URDF')
     robot = load_robot(urdf)

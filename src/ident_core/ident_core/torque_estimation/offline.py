@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.datasets import Dataset
+from ..data.plausibility import check_efforts, check_positions
 from ..errors import InputError
 from ..excitation.fourier import FourierTrajectory
 from ..schema import per_joint
@@ -79,10 +80,13 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
     Raises
     ------
     InputError
-        If the recording's joints are not the model's, a value is not finite (naming the row
-        and joint), or the stamps go back in time.
+        If the recording's joints are not the model's, an effort column is constant or
+        positions lie far outside the URDF limits, a value is not finite (naming the row and
+        joint), or the stamps go back in time.
     """
     data = dataset.aligned(dm.robot)
+    check_efforts(data)
+    check_positions(data, dm.robot)
     estimator = TorqueEstimator(dm, config)
     detector = CollisionDetector(per_joint(config.collision_threshold, dm.n,
                                            'collision_threshold'), config.collision_time)

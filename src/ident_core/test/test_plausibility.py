@@ -1,0 +1,102 @@
+"""Plausible mistakes that are not refused but warned about, and the harmless variants of a
+recording that must still read (the refusals are in the corpus, tests/bad_inputs/cases.yaml)."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from datafiles import URDF
+
+from ident_core.cli import main
+from ident_core.data.datasets import DataWarning
+from ident_core.data.plausibility import SLIGHTLY_OUTSIDE, check_positions
+from ident_core.data.readers import read_csv
+from ident_core.data.timing import PLAUSIBLE_RATES, analyse
+from ident_core.errors import InputError
+from ident_core.estimation.fit_check import FIT_ERROR_LIMIT, check_fit
+
+
+def test_a_utf8_bom_before_the_header_is_no_header_text(csv_case):
+    path = csv_case.dir / 'bom.csv'
+    path.write_bytes(b'\xef\xbb\xbf' + csv_case.csv.read_bytes())
+    table = read_csv(path)
+    assert table.header[0] == 't'
+    np.testing.assert_array_equal(table.values, read_csv(csv_case.csv).values)
+
+
+def test_a_delimiter_that_ends_every_row_is_no_column(csv_case):
+    path = csv_case.dir / 'trailing.csv'
+    lines = csv_case.csv.read_text().splitlines()
+    path.write_text('\n'.join([lines[0]] + [line + ',' for line in lines[1:]]) + '\n')
+    np.testing.assert_array_equal(read_csv(path).values, read_csv(csv_case.csv).values)
+
+
+def test_positions_slightly_outside_the_limits_warn(six_axis, make_synthetic):
+    d = make_synthetic()
+    span = six_axis.upper[1] - six_axis.lower[1]
+    q = d.position.copy()
+    q[100, 1] = six_axis.upper[1] + 3 * SLIGHTLY_OUTSIDE * span
+    with pytest.warns(DataWarning, match='joint joint2: positions up to .* beyond its URDF'):
+        check_positions(replace(d, position=q), six_axis)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        check_positions(d, six_axis)                  # within the limits: silent
+
+
+def test_degrees_are_suggested_only_when_they_fit_the_limits(six_axis, make_synthetic):
+    d = make_synthetic()
+    with pytest.raises(InputError, match=r'joint1: .*far outside.*in degrees\?'):
+        check_positions(replace(d, position=np.degrees(d.position)), six_axis)
+    with pytest.raises(InputError, match='far outside') as exc:
+        check_positions(replace(d, position=d.position + 1000.0), six_axis)
+    assert 'degrees' not in str(exc.value)
+
+
+def test_a_poor_fit_without_a_swap_is_a_warning():
+    rng = np.random.default_rng(0)
+    prior = rng.normal(size=(500, 3))
+    measured = prior + rng.normal(scale=0.2, size=prior.shape)
+    predicted = 0.5 * measured                       # 50 % error, columns where they belong
+    with pytest.warns(DataWarning, match='misses the torques by 50 %'):
+        check_fit(predicted, measured, prior, ['a', 'b', 'c'], 'log.csv')
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        check_fit(measured, measured, prior, ['a', 'b', 'c'], 'log.csv')
+
+
+def test_a_swapped_column_is_named():
+    rng = np.random.default_rng(0)
+    prior = rng.normal(size=(500, 3))
+    measured = prior[:, [0, 2, 1]] + rng.normal(scale=0.1, size=prior.shape)
+    predicted = prior * 0.2                          # the model cannot follow the swap
+    assert 100 * np.linalg.norm(predicted - measured) / np.linalg.norm(measured) > \
+        FIT_ERROR_LIMIT
+    with pytest.raises(InputError, match='effort of b follows the URDF model torque of c.*'
+                                         'effort of c follows .* of b.*swapped'):
+        check_fit(predicted, measured, prior, ['a', 'b', 'c'], 'log.csv')
+
+
+@pytest.mark.parametrize('scale, rate', [(1.0, 100.0), (1e-3, 1e5), (1e3, 0.1)])
+def test_the_rate_is_checked_against_the_plausible_range(make_synthetic, scale, rate):
+    d = make_synthetic()
+    if PLAUSIBLE_RATES[0] <= rate <= PLAUSIBLE_RATES[1]:
+        analyse(d.t * scale, d.position, 10.0, source='log.csv')
+    else:
+        with pytest.raises(InputError, match=r'log.csv: a sample rate of .* time.scale'):
+            analyse(d.t * scale, d.position, 10.0, source='log.csv')
+
+
+def test_validate_uses_a_changed_urdf_when_asked(csv_case, tmp_path, capsys):
+    result = tmp_path / 'RESULT.yaml'
+    assert main(['identify', '--urdf', str(URDF), '--data', str(csv_case.yaml), '--out',
+                 str(result)]) == 0
+    heavier = tmp_path / 'heavier.urdf'
+    heavier.write_text(URDF.read_text().replace('<mass value="4.0"/>', '<mass value="4.5"/>'))
+    argv = ['validate', '--model', str(result), '--data', str(csv_case.yaml), '--urdf',
+            str(heavier)]
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert 'urdf_sha256' in capsys.readouterr().err
+    assert main([*argv, '--ignore-urdf-change']) == 0

@@ -81,6 +81,9 @@ class IdentificationNodeParameters(IdentificationConfig):
         ExcitationTrajectory topic in the bags.
     excitation_window_only : bool
         Use only the periodic part of the excitation described in the bag.
+    recover : bool
+        Read bags that a killed recorder left unfinished up to the damage (with a warning)
+        instead of refusing them (``ident_core.data.bag_repair``).
     auto_identify : bool
         Identify every bag the recorder reports closed.
     recordings_topic : str
@@ -100,6 +103,8 @@ class IdentificationNodeParameters(IdentificationConfig):
                                   description='ExcitationTrajectory topic in the bags')
     excitation_window_only: bool = Field(True, description='use only the periodic part of the '
                                          'excitation described in the bag')
+    recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
+                          'to the damage (with a warning)')
     auto_identify: bool = Field(False, description='identify every bag the recorder closes')
     recordings_topic: str = Field('/recorder/recordings',
                                   description="the recorder's RecordingInfo reports")
@@ -195,9 +200,9 @@ class IdentificationNode(lifecycle.GracefulNode):
         ``excitation_window_only``) cut to its periodic excitation when the bag holds an
         ExcitationTrajectory description (approach, stop and rest are left out)."""
         p = self.p
-        window = excitation_window(Path(bag), p.excitation_topic) \
+        window = excitation_window(Path(bag), p.excitation_topic, recover=p.recover) \
             if p.excitation_window_only and periodic_only else None
-        return load_bag(bag, p.joint_states_topic, window=window)[0]
+        return load_bag(bag, p.joint_states_topic, window=window, recover=p.recover)[0]
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
         """Identify a payload as a request asks and write PAYLOAD.yaml (any thread).

@@ -333,7 +333,8 @@ def _messages(scan: McapScan, wanted: set[int] | None):
             head = f.read(_RECORD.size)
             if len(head) < _RECORD.size:
                 if head:
-                    scan.problems.append(f'a record cut off at byte {scan.intact}')
+                    scan.problems.append(f'the file ends inside a record at byte {scan.intact} '
+                                         f'of {scan.size}')
                 return
             op, length = _RECORD.unpack(head)
             if op in (_FOOTER, _DATA_END):
@@ -349,8 +350,8 @@ def _messages(scan: McapScan, wanted: set[int] | None):
             if len(body) < length:
                 if op == _CHUNK:
                     yield from _partial_chunk(scan, schemas, body, wanted)
-                scan.problems.append(f'a record cut off at byte {scan.intact} '
-                                     f'({scan.size - scan.intact} bytes lost)')
+                scan.problems.append(f'the file ends inside a record at byte {scan.intact} '
+                                     f'of {scan.size}')
                 return
             if op == _CHUNK:
                 records = _chunk_records(scan, body)

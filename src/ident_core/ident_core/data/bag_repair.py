@@ -325,6 +325,8 @@ def _messages(scan: McapScan, wanted: set[int] | None):
     with f:
         scan.size = f.seek(0, os.SEEK_END)
         f.seek(0)
+        if scan.size < len(MAGIC):
+            raise InputError(f'{path}: holds no MCAP data ({scan.size} bytes)')
         if f.read(len(MAGIC)) != MAGIC:
             raise InputError(f'{path}: not an MCAP file')
         schemas: dict[int, tuple[str, str, str]] = {}

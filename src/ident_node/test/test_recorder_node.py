@@ -213,12 +213,21 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     assert info.dropped == 0 == summary['dropped']
     assert info.excitation_messages == 0
     assert info.duration == pytest.approx((stamps[-1] - stamps[0]) * 1e-9)
+    # lost time: the report and recording.yaml agree (the figures depend on the machine's load:
+    # a recorder stalled > 100 ms right after the start would see a silent head)
+    assert info.recording_time == pytest.approx(summary['recording_time'])
+    assert info.expected_samples == summary['expected_samples'] \
+        == round(info.recording_time / 0.001)
+    assert info.lost_seconds == pytest.approx(summary['lost_seconds'])
+    assert info.gap_count == summary['gap_count'] == len(info.gap_starts) \
+        == len(info.gap_lengths)
     assert [(r.recording, r.path) for r in reports] == [(True, str(bag)), (False, str(bag))]
     assert reports[1].joint_state_messages == info.joint_state_messages
     assert reports[1].dropped == 0 and reports[1].late == info.late
     print(f'\nrecorded {len(stamps)} of {pub.published} published at {rate:.0f} Hz, '
           f'dropped {info.dropped}, late {info.late} (> 50 ms), '
-          f'between start reply and stop request: {k_stop_request - k_start_reply}')
+          f'between start reply and stop request: {k_stop_request - k_start_reply}, '
+          f'expected {info.expected_samples}, lost {info.lost_seconds:.3f} s')
 
 
 def test_sigint_mid_stream_finishes_the_bag(ros, tmp_path):

@@ -227,7 +227,8 @@ class RecordingConfig(Schema):
     gap_tolerance : float
         Time without JointState samples longer than this is a gap, counted as lost [s].
     lost_warning_fraction : float
-        The recorder warns when more than this fraction of a recording's time is lost.
+        The recorder warns when more than this fraction of a recording's time is lost, or of
+        its expected samples is missing.
     flush_period : float
         Samples are written to the file (a closed MCAP chunk) at least this often: a recorder
         that is killed loses at most the samples of this last period [s].

@@ -9,7 +9,8 @@ the open bag unchanged. Interface (node name ``recorder``):
 * services ``~/start`` (ident_msgs/StartRecording) and ``~/stop`` (ident_msgs/StopRecording);
 * publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100) when a bag opens and
   when it is closed; warns when more than ``lost_warning_fraction`` of a recording is lost time
-  (gaps: a stream that stopped or started late);
+  (gaps: a stream that stopped or started late) or of its expected samples is missing (a
+  publisher slower than the nominal period);
 * on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0;
 * writes the samples it holds to the file at least every ``flush_period`` (a timer, for a
   stream that stops), so a SIGKILL loses at most that much;
@@ -196,12 +197,15 @@ class RecorderNode(lifecycle.GracefulNode):
             f'{summary.duration:.3f} s ({pending} taken at stop), {summary.lost_seconds:.3f} s '
             f'of {summary.recording_time:.3f} s lost in {summary.gap_count} gap(s) -> '
             f'{summary.path}')
-        if summary.lost_fraction > self.lost_warning_fraction:
+        expected = summary.expected_samples
+        short = 1 - summary.joint_state_messages / expected if expected else 0.0
+        if max(summary.lost_fraction, short) > self.lost_warning_fraction:
+            gaps = f': {_describe(summary.gaps)}' if summary.gaps else ''
             self.get_logger().warning(
-                f'{summary.path}: {summary.lost_seconds:.3f} s of {summary.recording_time:.3f} s '
-                f'without joint_states ({100 * summary.lost_fraction:.1f} %; '
-                f'{summary.joint_state_messages} of {summary.expected_samples} expected samples), '
-                f'longest gap {summary.longest_gap:.3f} s: {_describe(summary.gaps)}')
+                f'{summary.path}: {summary.joint_state_messages} of {expected} expected '
+                f'joint_states; {summary.lost_seconds:.3f} s of {summary.recording_time:.3f} s '
+                f'({100 * summary.lost_fraction:.1f} %) without any, in {summary.gap_count} '
+                f'gap(s){gaps}')
         return summary
 
     # --- callbacks (cheap: 1 kHz) ---------------------------------------------------------

@@ -405,3 +405,62 @@ def test_sigkill_loses_at_most_half_a_second_and_a_restart_repairs(ros, tmp_path
     assert f'repaired {bag}' in (tmp_path / 'restarted.log').read_text()
     print(f'\nSIGKILL after {last_sent + 1 - k_start_reply} samples: {len(k)} recovered, '
           f'{lost * 1e3:.0f} ms lost before the kill')
+
+
+class Logger:
+    """Stands in for the node's logger: keeps (level, text)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def info(self, text, **_):
+        self.lines.append(('info', text))
+
+    def warning(self, text, **_):
+        self.lines.append(('warning', text))
+
+    error = warning
+
+
+def test_a_stream_that_stops_is_reported_and_warned(ros, tmp_path):
+    """The node in this process, its clock and joint_states driven by the test: 2 s of samples,
+    then the publisher is gone for 5 s before ~/stop. The report and recording.yaml count the
+    silent tail as lost time and the node warns."""
+    rclpy, context, _ = ros
+    from rclpy.parameter import Parameter
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+
+    from ident_node.recorder_node import RecorderNode
+
+    node = RecorderNode(context=context, parameter_overrides=[
+        Parameter('output_dir', value=str(tmp_path / 'bags'))])
+    log, now = Logger(), [1_800_000_000 * 10**9]
+    node.get_logger = lambda: log
+    node._now_ns = lambda: now[0]
+    try:
+        bag = node.start('silent_tail')
+        t_start = now[0]
+        msg = JointState(name=list(JOINTS), position=[0.0] * 6)
+        for k in range(2000):
+            now[0] = t_start + (k + 1) * PERIOD_NS
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(now[0], 10**9)
+            node._on_joint_state(serialize_message(msg))
+        last = now[0]
+        now[0] += 5 * 10**9
+        summary = node.stop()
+    finally:
+        node.destroy_node()
+    assert summary.joint_state_messages == 2000 and summary.dropped == 0
+    assert summary.expected_samples == 7000
+    assert summary.gaps == [{'start': pytest.approx(last * 1e-9), 'length': pytest.approx(5.0)}]
+    assert summary.lost_seconds == pytest.approx(5.0) and summary.longest_gap == pytest.approx(5)
+    warnings = [text for level, text in log.lines if level == 'warning']
+    assert len(warnings) == 1 and str(bag.path) in warnings[0]
+    assert '2000 of 7000 expected joint_states; 5.000 s of 7.000 s (71.4 %)' in warnings[0]
+    info = node._info_msg(summary)
+    assert info.expected_samples == 7000 and info.gap_count == 1
+    assert list(info.gap_lengths) == pytest.approx([5.0]) and info.lost_seconds == \
+        pytest.approx(5.0)
+    doc = yaml.safe_load((bag.path / 'recording.yaml').read_text())
+    assert doc['lost_seconds'] == pytest.approx(5.0) and doc['expected_samples'] == 7000

@@ -50,9 +50,22 @@ _BAG_NAME = re.compile(r'(.+)_\d{8}-\d{6}(_\d+)?')
 class Channel(NamedTuple):
     """A topic of an MCAP file (the fields of ``AnyReader`` connections that readers use).
 
-    Attributes: id (MCAP channel id), topic, msgtype (``pkg/msg/Name``), encoding (``cdr``),
-    schema_encoding (``ros2msg``, ``ros2idl`` or empty), msgdef (the schema text), metadata
-    (the channel's string map, e.g. ``offered_qos_profiles``).
+    Parameters
+    ----------
+    id : int
+        MCAP channel id.
+    topic : str
+        Topic name.
+    msgtype : str
+        ``pkg/msg/Name``.
+    encoding : str
+        Message encoding (``cdr``).
+    schema_encoding : str
+        ``ros2msg``, ``ros2idl`` or empty.
+    msgdef : str
+        The schema text (message definition).
+    metadata : dict of str to str
+        The channel's map, e.g. ``offered_qos_profiles``.
     """
 
     id: int
@@ -68,7 +81,7 @@ class Channel(NamedTuple):
 class McapScan:
     """What one pass over an MCAP file found.
 
-    Attributes
+    Parameters
     ----------
     path : Path
         The file.
@@ -113,7 +126,7 @@ class McapScan:
 class BagRepair:
     """The outcome of ``repair_bag``.
 
-    Attributes
+    Parameters
     ----------
     path : Path
         The bag folder.
@@ -196,7 +209,17 @@ def bag_damage(path: str | Path) -> str | None:
 
 def damaged_mcap(folder: Path) -> Path | None:
     """The original MCAP of a bag folder: the one ``metadata.yaml`` lists, else the only
-    ``*.mcap`` that is no ``*.recovered.mcap``; None if there is none.
+    ``*.mcap`` that is no ``*.recovered.mcap``.
+
+    Parameters
+    ----------
+    folder : Path
+        The bag folder.
+
+    Returns
+    -------
+    Path or None
+        None if there is none.
 
     Raises
     ------
@@ -274,7 +297,18 @@ def lock_for_writing(mcap: str | Path) -> BinaryIO:
 
 
 def is_being_written(mcap: str | Path) -> bool:
-    """True if a live writer holds the lock of ``lock_for_writing`` on the file."""
+    """Whether a live writer holds the lock of ``lock_for_writing`` on the file.
+
+    Parameters
+    ----------
+    mcap : str or Path
+        The file.
+
+    Returns
+    -------
+    bool
+        False also for a file that cannot be opened.
+    """
     try:
         with open(mcap, 'rb') as f:
             fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -511,13 +545,38 @@ class SalvageReader:
             yield channels[channel], log_time, data
 
     def deserialize(self, raw: bytes, msgtype: str):
-        """Decode CDR bytes of a message type found in the file."""
+        """Decode the CDR bytes of a message.
+
+        Parameters
+        ----------
+        raw : bytes
+            CDR bytes with their encapsulation header.
+        msgtype : str
+            A message type found in the file.
+
+        Returns
+        -------
+        object
+            The rosbags message object.
+        """
         return self._typestore.deserialize_cdr(raw, msgtype)
 
 
 def message_types(channels: list[Channel], path: Path):
     """A rosbags typestore with the message definitions of the channels (as ``AnyReader``
-    builds it); the ROS 2 Kilted types if the file carries none.
+    builds it).
+
+    Parameters
+    ----------
+    channels : list of Channel
+        Their ``msgdef`` are parsed.
+    path : Path
+        The file, for messages.
+
+    Returns
+    -------
+    rosbags Typestore
+        The ROS 2 Kilted types if the file carries no definition.
 
     Raises
     ------

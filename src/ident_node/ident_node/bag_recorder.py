@@ -9,9 +9,18 @@ of a ``raw=True`` subscription and the receive time. Per bag it records
 
 with the receive time as bag time stamp (what rosbag2 does), and counts samples that never reached
 the recorder (``dropped``, from gaps between consecutive JointState header stamps), messages that
-arrived late and stamps that went backwards. After closing, ``recording.yaml`` in the bag folder
-summarises the recording. An existing folder is never written into (the rosbags ``Writer`` refuses
-existing paths, and bag names carry a time stamp and a counter).
+arrived late and stamps that went backwards. Time without samples counts as lost: a stream that
+stops (a publisher that died) leaves a silent tail before the stop, one that starts late a silent
+head; these and the gaps between header stamps that are longer than ``gap_tolerance`` are listed
+as gaps, and ``expected_samples`` is what the nominal period fits into the recording's time.
+After closing, ``recording.yaml`` in the bag folder summarises the recording. An existing folder
+is never written into (the rosbags ``Writer`` refuses existing paths, and bag names carry a time
+stamp and a counter).
+
+Crash safety: the samples of the last ``flush_period`` at most are held in memory; older ones are
+in the file as complete MCAP chunks, which ``ident_core.data.bag_repair`` recovers from a bag whose
+recorder was killed. While a bag is open its MCAP carries an advisory lock, so that a repair never
+takes a bag that is still being written for a damaged one.
 """
 from __future__ import annotations
 
@@ -23,7 +32,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import Field, NonNegativeFloat, PositiveFloat
+from pydantic import Field, NonNegativeFloat, PositiveFloat, confloat
 from rosbags.interfaces import (
     Qos,
     QosDurability,
@@ -35,14 +44,17 @@ from rosbags.interfaces import (
 from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
+from ident_core.data.bag_repair import RECORDING_FILE, RECORDING_FORMAT, lock_for_writing
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
 from ident_core.schema import Schema
 
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 EXCITATION_TYPE = 'ident_msgs/msg/ExcitationTrajectory'
-SUMMARY_FILE = 'recording.yaml'
-SUMMARY_FORMAT = 'robot-ident/recording/1'
+SUMMARY_FILE = RECORDING_FILE
+SUMMARY_FORMAT = RECORDING_FORMAT
+# At most this many gaps are listed (all of them count).
+MAX_GAPS_LISTED = 100
 # Intervals used to estimate the nominal period when it is given as 0.
 PERIOD_ESTIMATE_INTERVALS = 100
 MAX_EXPERIMENT_LENGTH = 100
@@ -150,6 +162,17 @@ class RecordingSummary:
         joint_states_topic, excitation_topic: topic names.
         start_wall_time, stop_wall_time: local wall time (ISO 8601) of open and close; stop is
             None while recording.
+        recording_time: stop minus start on the receive clock (s); while recording, up to the
+            latest message.
+        expected_samples: JointState samples the nominal period fits into ``recording_time``
+            (0 while the period is not known).
+        lost_seconds: total length of the gaps (s).
+        longest_gap: length of the longest gap (s), 0 without gaps.
+        gap_count: number of gaps.
+        gaps: the first 100 gaps, ``{'start': s since the epoch (receive clock), 'length': s}``:
+            a silent head after the start, stamp gaps (minus one period) between consecutive
+            JointState messages, a silent tail before the stop, each longer than
+            ``gap_tolerance``.
     """
 
     path: str
@@ -170,6 +193,17 @@ class RecordingSummary:
     excitation_topic: str
     start_wall_time: str | None
     stop_wall_time: str | None
+    recording_time: float
+    expected_samples: int
+    lost_seconds: float
+    longest_gap: float
+    gap_count: int
+    gaps: list
+
+    @property
+    def lost_fraction(self) -> float:
+        """``lost_seconds`` over ``recording_time`` (0 for an empty recording)."""
+        return self.lost_seconds / self.recording_time if self.recording_time > 0 else 0.0
 
     def to_dict(self) -> dict:
         """Plain Python types, with a ``format`` key first (the ``recording.yaml`` layout)."""
@@ -190,6 +224,14 @@ class RecordingConfig(Schema):
         median of the first 100 stamp intervals (all of them if fewer).
     late_threshold : float
         A JointState received more than this after its header stamp counts as late [s].
+    gap_tolerance : float
+        Time without JointState samples longer than this is a gap, counted as lost [s].
+    lost_warning_fraction : float
+        The recorder warns when more than this fraction of a recording's time is lost, or of
+        its expected samples is missing.
+    flush_period : float
+        Samples are written to the file (a closed MCAP chunk) at least this often: a recorder
+        that is killed loses at most the samples of this last period [s].
     """
 
     joint_states_topic: str = Field('/joint_states', description='JointState topic recorded')
@@ -201,12 +243,21 @@ class RecordingConfig(Schema):
     late_threshold: PositiveFloat = Field(
         0.05, description='a JointState received more than this after its stamp counts as '
         'late, s')
+    gap_tolerance: PositiveFloat = Field(
+        0.1, description='time without JointState samples longer than this is a gap (lost '
+        'time), s')
+    lost_warning_fraction: confloat(ge=0.0, le=1.0) = Field(
+        0.01, description='warn when more than this fraction of a recording is lost time')
+    flush_period: confloat(gt=0.0, le=10.0) = Field(
+        0.25, description='samples reach the file at least this often; a killed recorder '
+        'loses at most this much, s')
 
 
 class BagRecorder:
     """One rosbag2 (MCAP) of JointState and ExcitationTrajectory messages given as CDR bytes.
 
-    Life cycle: ``BagRecorder(path, ...)`` → ``open()`` → ``write_*`` ... → ``close()``.
+    Life cycle: ``BagRecorder(path, ...)`` → ``open(start_ns)`` → ``write_*`` ... (and
+    ``flush(now_ns)`` from a timer, for a stream that stops) → ``close(stop_ns)``.
     Not thread-safe (the node calls it from one executor thread).
 
     Parameters
@@ -218,7 +269,8 @@ class BagRecorder:
     typestore : rosbags typestore, optional
         Knows both types (default ``recording_typestore()``).
     **options
-        Fields of ``RecordingConfig`` (topics, nominal period, late threshold).
+        Fields of ``RecordingConfig`` (topics, nominal period, late threshold, gap tolerance,
+        flush period).
 
     Raises
     ------
@@ -238,8 +290,17 @@ class BagRecorder:
         self._period_ns = int(round(opts.nominal_period * 1e9))
         self._period_source = 'parameter' if self._period_ns else 'median'
         self._late_ns = int(round(opts.late_threshold * 1e9))
+        self._gap_ns = int(round(opts.gap_tolerance * 1e9))
+        self._flush_ns = int(round(opts.flush_period * 1e9))
         self._intervals: list[int] = []   # first intervals (ns) while the period is estimated
         self._writer = None
+        self._lock = None                 # advisory lock on the MCAP while it is written
+        self._start_ns: int | None = None   # receive clock, ns
+        self._stop_ns: int | None = None
+        self._first_rx: int | None = None   # receive time of the first JointState
+        self._last_rx: int | None = None    # ... of the latest in stamp order
+        self._latest_rx: int | None = None  # ... of the latest received
+        self._stamp_gaps: list[tuple[int, int]] = []   # (receive ns before, stamp interval ns)
         self._js_conn = self._ex_conn = None
         self._closed = False
         self._summary: RecordingSummary | None = None
@@ -259,8 +320,13 @@ class BagRecorder:
         """True between ``open()`` and ``close()``."""
         return self._writer is not None
 
-    def open(self) -> BagRecorder:
+    def open(self, start_ns: int | None = None) -> BagRecorder:
         """Create the bag folder and its MCAP file; returns self.
+
+        Args:
+            start_ns: the recording's start on the receive clock (ns since the epoch); time
+                until the first JointState counts as a gap. Default: the first message's
+                receive time (no silent head is counted).
 
         Raises:
             RuntimeError: already opened or closed.
@@ -286,10 +352,13 @@ class BagRecorder:
             self._ex_conn = writer.add_connection(
                 self.excitation_topic, EXCITATION_TYPE, typestore=typestore,
                 offered_qos_profiles=[_qos('TRANSIENT_LOCAL', 1)])
+            storage = _flushable(writer.storage)
+            self._lock = lock_for_writing(storage.path)
         except BaseException:
             writer.close()
             raise
         self._writer = writer
+        self._start_ns = start_ns
         self._start_wall = _wall_time()
         return self
 
@@ -315,8 +384,9 @@ class BagRecorder:
                              'short for a JointState') from None
         if receive_ns < self._log_ns:
             receive_ns = self._log_ns
-        self._log_ns = receive_ns
+        self._log_ns = self._latest_rx = receive_ns
         writer.write(self._js_conn, receive_ns, raw)
+        self._flush_due(receive_ns)
         self.joint_state_messages += 1
         stamp = sec * 1_000_000_000 + nanosec
         if receive_ns - stamp > self._late_ns:
@@ -324,6 +394,7 @@ class BagRecorder:
         last = self._last_ns
         if last is None:
             self._first_ns = self._last_ns = stamp
+            self._first_rx = self._last_rx = receive_ns
             return
         delta = stamp - last
         if delta <= 0:
@@ -332,6 +403,9 @@ class BagRecorder:
                 self._first_ns = stamp
             return
         self._last_ns = stamp
+        if delta > self._gap_ns:
+            self._stamp_gaps.append((self._last_rx, delta))
+        self._last_rx = receive_ns
         if self._period_ns:
             if delta >= self._period_ns + (self._period_ns >> 1):
                 self.dropped += _missing(delta, self._period_ns)
@@ -355,7 +429,37 @@ class BagRecorder:
             raise RuntimeError(f'{self.path}: bag is not open')
         receive_ns = self._log_ns = max(receive_ns, self._log_ns)
         self._writer.write(self._ex_conn, receive_ns, raw)
+        self._flush_due(receive_ns)
         self.excitation_messages += 1
+
+    def flush(self, now_ns: int | None = None) -> bool:
+        """Write the messages held in memory to the file as one MCAP chunk.
+
+        Args:
+            now_ns: receive-clock time (ns); then only if the oldest message held is at least
+                ``flush_period`` old (what a timer calls). None: whatever is held.
+
+        Returns:
+            True if a chunk was written.
+
+        Raises:
+            RuntimeError: bag not open. OSError: the file cannot be written.
+        """
+        if self._writer is None:
+            raise RuntimeError(f'{self.path}: bag is not open')
+        storage = self._writer.storage
+        if not storage.chunk.msgs:
+            return False
+        if now_ns is not None and now_ns - storage.chunk.message_start_time < self._flush_ns:
+            return False
+        storage.close_chunk()
+        storage.bio.flush()
+        return True
+
+    def _flush_due(self, now_ns: int) -> None:
+        chunk = self._writer.storage.chunk
+        if now_ns - chunk.message_start_time >= self._flush_ns:
+            self.flush()
 
     def summary(self) -> RecordingSummary:
         """The current state (``recording`` True while open); final after ``close()``."""
@@ -366,6 +470,8 @@ class BagRecorder:
         else:
             period = statistics.median(self._intervals) * 1e-9 if self._intervals else 0.0
         first, last = self._first_ns, self._last_ns
+        start, stop, gaps = self._gaps(int(round(period * 1e9)))
+        lengths = [g['length'] for g in gaps]
         return RecordingSummary(
             path=str(self.path), experiment=self.experiment, recording=self.is_open,
             joint_state_messages=self.joint_state_messages,
@@ -376,12 +482,38 @@ class BagRecorder:
             first_stamp=None if first is None else first * 1e-9,
             last_stamp=None if last is None else last * 1e-9,
             joint_states_topic=self.joint_states_topic, excitation_topic=self.excitation_topic,
-            start_wall_time=self._start_wall, stop_wall_time=self._stop_wall)
+            start_wall_time=self._start_wall, stop_wall_time=self._stop_wall,
+            recording_time=(stop - start) * 1e-9,
+            expected_samples=int(round((stop - start) / (period * 1e9))) if period else 0,
+            lost_seconds=sum(lengths), longest_gap=max(lengths, default=0.0),
+            gap_count=len(gaps), gaps=gaps[:MAX_GAPS_LISTED])
 
-    def close(self) -> RecordingSummary:
+    def _gaps(self, period_ns: int) -> tuple[int, int, list[dict]]:
+        """(start, stop) on the receive clock (ns) and the gaps longer than ``gap_tolerance``."""
+        first_rx = self._first_rx
+        start = self._start_ns if self._start_ns is not None else first_rx
+        stop = self._stop_ns if self._stop_ns is not None else max(self._log_ns, start or 0)
+        if start is None:
+            return 0, 0, []
+        stop = max(stop, start)
+        if first_rx is None:
+            found = [(start, stop - start)]
+        else:
+            found = [(start, first_rx - start)]
+            found += [(rx, delta - period_ns) for rx, delta in self._stamp_gaps]
+            found.append((self._latest_rx, stop - self._latest_rx))
+        gaps = [{'start': t * 1e-9, 'length': n * 1e-9} for t, n in found if n > self._gap_ns]
+        return start, stop, gaps
+
+    def close(self, stop_ns: int | None = None) -> RecordingSummary:
         """Finish the bag (MCAP index, ``metadata.yaml``), write ``recording.yaml`` atomically
         into the bag folder and return the final summary. Idempotent: later calls return the
         same summary. Closing a recorder that was never opened writes nothing.
+
+        Args:
+            stop_ns: the recording's end on the receive clock (ns since the epoch); time since
+                the latest JointState counts as a gap. Default: the latest message's receive
+                time (no silent tail is counted).
 
         Raises:
             OSError: the bag or the summary cannot be written (the recorder counts as closed).
@@ -394,7 +526,11 @@ class BagRecorder:
             self._settle_period()
         self._stop_wall = _wall_time()
         if writer is not None:
-            writer.close()
+            self._stop_ns = max(stop_ns if stop_ns is not None else self._log_ns, self._log_ns)
+            try:
+                writer.close()
+            finally:
+                self._lock.close()
         summary = self.summary()
         if writer is not None:
             write_atomic(self.path / SUMMARY_FILE, dump_yaml(summary.to_dict()))
@@ -409,11 +545,12 @@ class BagRecorder:
 
 
 def start_recording(directory: str | Path, experiment: str, now: datetime | None = None,
-                    **options) -> BagRecorder:
+                    start_ns: int | None = None, **options) -> BagRecorder:
     """Open a new bag ``unique_bag_path(directory, experiment, now)``; if another process
     creates that folder first, take the next free name (a few tries).
 
     Args:
+        start_ns: see ``BagRecorder.open``.
         options: keyword arguments of ``BagRecorder``.
 
     Raises:
@@ -422,10 +559,19 @@ def start_recording(directory: str | Path, experiment: str, now: datetime | None
     for _ in range(10):
         recorder = BagRecorder(unique_bag_path(directory, experiment, now), experiment, **options)
         try:
-            return recorder.open()
+            return recorder.open(start_ns)
         except FileExistsError:
             continue
     raise FileExistsError(f'{directory}: no free bag name for {experiment!r}')
+
+
+def _flushable(storage):
+    """The rosbags MCAP storage writer, checked for what ``BagRecorder.flush`` uses."""
+    if not all(hasattr(storage, a) for a in ('chunk', 'close_chunk', 'bio', 'path')) \
+            or not hasattr(storage.chunk, 'msgs'):
+        raise RuntimeError(f'rosbags {type(storage).__name__} has no chunk / close_chunk / bio: '
+                           'its MCAP writer changed, BagRecorder.flush needs an update')
+    return storage
 
 
 def _missing(delta_ns: int, period_ns: int) -> int:

@@ -88,6 +88,9 @@ class IdentificationNodeParameters(IdentificationConfig):
         Smallest fraction of that excitation window the bag's joint states must cover: a
         recording whose stream stopped is refused below, a gap is a warning above
         (``ident_core.data.coverage``).
+    recover : bool
+        Read bags that a killed recorder left unfinished up to the damage (with a warning)
+        instead of refusing them (``ident_core.data.bag_repair``).
     auto_identify : bool
         Identify every bag the recorder reports closed.
     recordings_topic : str
@@ -109,6 +112,8 @@ class IdentificationNodeParameters(IdentificationConfig):
                                          'excitation described in the bag')
     min_coverage: float = Field(MIN_COVERAGE, ge=0, le=1, description='fraction of the '
                                 'excitation window the joint states must cover')
+    recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
+                          'to the damage (with a warning)')
     auto_identify: bool = Field(False, description='identify every bag the recorder closes')
     recordings_topic: str = Field('/recorder/recordings',
                                   description="the recorder's RecordingInfo reports")
@@ -205,10 +210,10 @@ class IdentificationNode(lifecycle.GracefulNode):
         ``excitation_window_only``) cut to its periodic excitation when the bag holds an
         ExcitationTrajectory description (approach, stop and rest are left out)."""
         p = self.p
-        window = excitation_window(Path(bag), p.excitation_topic) \
+        window = excitation_window(Path(bag), p.excitation_topic, recover=p.recover) \
             if p.excitation_window_only and periodic_only else None
         return load_bag(bag, p.joint_states_topic, window=window,
-                        min_coverage=p.min_coverage)[0]
+                        min_coverage=p.min_coverage, recover=p.recover)[0]
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
         """Identify a payload as a request asks and write PAYLOAD.yaml (any thread).

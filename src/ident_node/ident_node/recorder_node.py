@@ -8,11 +8,18 @@ the open bag unchanged. Interface (node name ``recorder``):
   cached and written at the start of every recording, new ones while recording;
 * services ``~/start`` (ident_msgs/StartRecording) and ``~/stop`` (ident_msgs/StopRecording);
 * publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100) when a bag opens and
-  when it is closed;
-* on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0.
+  when it is closed; warns when more than ``lost_warning_fraction`` of a recording is lost time
+  (gaps: a stream that stopped or started late) or of its expected samples is missing (a
+  publisher slower than the nominal period);
+* on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0;
+* writes the samples it holds to the file at least every ``flush_period`` (a timer, for a
+  stream that stops), so a SIGKILL loses at most that much;
+* at start, repairs the bags in ``output_dir`` a killed recorder left unfinished
+  (``ident_core.data.bag_repair.repair_bag``; the original MCAP is kept) and names those it
+  cannot repair in a warning.
 
 Parameters: ``RecorderParameters`` (``output_dir``, created if missing; ``autostart`` and
-``autostart_experiment``; the ``RecordingConfig`` of every bag).
+``autostart_experiment``; ``repair_damaged``; the ``RecordingConfig`` of every bag).
 """
 from __future__ import annotations
 
@@ -24,6 +31,8 @@ from pydantic import Field
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
+from ident_core.data.bag_repair import find_damaged_bags, repair_bag
+from ident_core.errors import InputError
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import StartRecording, StopRecording
 from ident_ros import lifecycle, qos
@@ -55,12 +64,16 @@ class RecorderParameters(RecordingConfig):
         Start recording at launch, without a call to ``~/start``.
     autostart_experiment : str
         Experiment name of the autostarted bag.
+    repair_damaged : bool
+        At start, repair the bags in ``output_dir`` that a killed recorder left unfinished.
     """
 
     output_dir: str = Field('recordings', description='folder of the bags (created if missing)')
     autostart: bool = Field(False, description='start recording at launch')
     autostart_experiment: str = Field(DEFAULT_EXPERIMENT,
                                       description='experiment name of the autostarted bag')
+    repair_damaged: bool = Field(True, description='at start, repair the unfinished bags a '
+                                 'killed recorder left in output_dir')
 
 
 class RecorderNode(lifecycle.GracefulNode):
@@ -75,6 +88,7 @@ class RecorderNode(lifecycle.GracefulNode):
         super().__init__('recorder', **kwargs)
         p = declare_parameters(self, RecorderParameters)
         self.options = p.model_dump(include=set(RecordingConfig.model_fields))
+        self.lost_warning_fraction = p.lost_warning_fraction
         self.output_dir = Path(p.output_dir).expanduser().absolute()
         self.joint_states_topic = p.joint_states_topic
         self.excitation_topic = p.excitation_topic
@@ -83,6 +97,8 @@ class RecorderNode(lifecycle.GracefulNode):
         except OSError as exc:
             raise ValueError(f'parameter output_dir: cannot create {self.output_dir} ({exc})') \
                 from None
+        if p.repair_damaged:
+            self.repair_damaged()
 
         # Load the message definitions (slow imports) before the subscriptions exist: fail early,
         # and no backlog of joint_states piles up while the node cannot spin yet.
@@ -100,6 +116,7 @@ class RecorderNode(lifecycle.GracefulNode):
             qos.LATCHED_QOS, raw=True)
         self.create_service(StartRecording, '~/start', self._on_start)
         self.create_service(StopRecording, '~/stop', self._on_stop)
+        self.create_timer(p.flush_period, self._on_flush_timer)
         self.get_logger().info(f'ready: {self.joint_states_topic} and {self.excitation_topic} '
                                f'-> {self.output_dir}')
         if p.autostart:
@@ -109,6 +126,24 @@ class RecorderNode(lifecycle.GracefulNode):
                 raise ValueError(f'autostart: {exc}') from None
 
     # --- recording ------------------------------------------------------------------------
+
+    def repair_damaged(self) -> list[Path]:
+        """Repair the unfinished bags in ``output_dir`` (not those another recorder is still
+        writing); log each, warn about those that cannot be repaired. Returns the repaired."""
+        repaired = []
+        for folder, damage in find_damaged_bags(self.output_dir):
+            try:
+                result = repair_bag(folder)
+            except (InputError, OSError) as exc:
+                self.get_logger().warning(f'damaged bag {folder} ({damage}) not repaired: {exc}')
+                continue
+            scan = result.scan
+            self.get_logger().warning(
+                f'repaired {folder} ({damage}): {scan.messages} messages over {scan.seconds:.3f} '
+                f's recovered into {result.repaired.name} ({result.source.name} kept); what the '
+                'recorder had not written before it ended is lost')
+            repaired.append(folder)
+        return repaired
 
     @property
     def recording(self) -> bool:
@@ -126,7 +161,7 @@ class RecorderNode(lifecycle.GracefulNode):
         if self._bag is not None:
             raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
         bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
-                              **self.options)
+                              start_ns=self._now_ns(), **self.options)
         self._bag = bag
         if self._excitation is not None:
             # Stamped with the start time, so the bag does not begin before the recording.
@@ -149,7 +184,7 @@ class RecorderNode(lifecycle.GracefulNode):
         pending = self._drain(self._bag)
         bag, self._bag = self._bag, None
         try:
-            summary = bag.close()
+            summary = bag.close(self._now_ns())
         except Exception as exc:
             self.get_logger().error(f'{bag.path}: could not finish the bag: {exc}')
             self._publish(bag.summary(), recording=False)
@@ -159,7 +194,18 @@ class RecorderNode(lifecycle.GracefulNode):
             f'stopped {summary.experiment}: {summary.joint_state_messages} joint_states, '
             f'{summary.excitation_messages} excitation, {summary.dropped} dropped, '
             f'{summary.late} late, {summary.out_of_order} out of order, '
-            f'{summary.duration:.3f} s ({pending} taken at stop) -> {summary.path}')
+            f'{summary.duration:.3f} s ({pending} taken at stop), {summary.lost_seconds:.3f} s '
+            f'of {summary.recording_time:.3f} s lost in {summary.gap_count} gap(s) -> '
+            f'{summary.path}')
+        expected = summary.expected_samples
+        short = 1 - summary.joint_state_messages / expected if expected else 0.0
+        if max(summary.lost_fraction, short) > self.lost_warning_fraction:
+            gaps = f': {_describe(summary.gaps)}' if summary.gaps else ''
+            self.get_logger().warning(
+                f'{summary.path}: {summary.joint_state_messages} of {expected} expected '
+                f'joint_states; {summary.lost_seconds:.3f} s of {summary.recording_time:.3f} s '
+                f'({100 * summary.lost_fraction:.1f} %) without any, in {summary.gap_count} '
+                f'gap(s){gaps}')
         return summary
 
     # --- callbacks (cheap: 1 kHz) ---------------------------------------------------------
@@ -173,6 +219,15 @@ class RecorderNode(lifecycle.GracefulNode):
         except ValueError as exc:           # not a JointState: skipped, not written
             self.get_logger().warning(str(exc), throttle_duration_sec=5.0)
         except Exception as exc:            # e.g. disk full: finish what can be finished
+            self._fail(exc)
+
+    def _on_flush_timer(self) -> None:
+        bag = self._bag
+        if bag is None:
+            return
+        try:
+            bag.flush(self._now_ns())
+        except Exception as exc:            # disk full: finish what can be finished
             self._fail(exc)
 
     def _on_excitation(self, raw: bytes) -> None:
@@ -285,6 +340,13 @@ class RecorderNode(lifecycle.GracefulNode):
         msg.late = s.late
         msg.nominal_period = float(s.nominal_period)
         msg.duration = float(s.duration)
+        msg.recording_time = float(s.recording_time)
+        msg.expected_samples = s.expected_samples
+        msg.lost_seconds = float(s.lost_seconds)
+        msg.longest_gap = float(s.longest_gap)
+        msg.gap_count = s.gap_count
+        msg.gap_starts = [float(g['start']) for g in s.gaps]
+        msg.gap_lengths = [float(g['length']) for g in s.gaps]
         return msg
 
     def _publish(self, summary: RecordingSummary, recording: bool | None = None) -> None:
@@ -292,6 +354,16 @@ class RecorderNode(lifecycle.GracefulNode):
         if recording is not None:
             msg.recording = recording
         self._info_pub.publish(msg)
+
+
+def _describe(gaps: list[dict], most: int = 3) -> str:
+    """``2.000 s at 12:00:01.250, ...`` for a log line."""
+    from datetime import datetime
+
+    text = ', '.join(f'{g["length"]:.3f} s at '
+                     f'{datetime.fromtimestamp(g["start"]).isoformat(timespec="milliseconds")}'
+                     for g in gaps[:most])
+    return text + (', ...' if len(gaps) > most else '')
 
 
 def main(args=None) -> None:

@@ -320,3 +320,132 @@ def test_excitation_window_spans_every_stage_of_the_last_experiment(tmp_path, ty
     start, end = excitation_window(path, EXCITATION_TOPIC)
     assert start == pytest.approx(100 + 7e-9)
     assert end == pytest.approx(115 + 7e-9 + 24.0)
+
+
+# --- crash safety: what a killed recorder leaves ---------------------------------------------
+
+def crash_copy(bag: Path, dest: Path) -> Path:
+    """The bag folder as a SIGKILL would leave it now: the file content the process has handed
+    to the OS (no ``metadata.yaml`` yet, the MCAP without footer)."""
+    import shutil
+    shutil.copytree(bag, dest)
+    return dest
+
+
+@pytest.mark.parametrize('flush_period', [0.1, 0.25])
+def test_flushed_samples_survive_a_kill(tmp_path, typestore, flush_period):
+    """At 1 kHz, every sample received more than ``flush_period`` before the 'kill' is in the
+    file; what is missing is the newest samples only."""
+    rec = BagRecorder(tmp_path / 'live', 'live', flush_period=flush_period).open(T0)
+    n = 2345
+    for k in range(n):
+        rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0],
+                              T0 + k * PERIOD + 200_000)
+    crashed = crash_copy(rec.path, tmp_path / 'crashed')
+    rec.close()
+    assert not (crashed / 'metadata.yaml').exists()
+    with pytest.raises(ValueError, match='--recover'):
+        read_joint_states(crashed, '/joint_states')
+    with pytest.warns(DataWarning, match='unfinished rosbag2'):
+        log = read_joint_states(crashed, '/joint_states', recover=True)
+    k = np.rint((log.stamp - T0 * 1e-9) / 1e-3).astype(int)
+    np.testing.assert_array_equal(k, np.arange(len(k)))           # a gapless prefix
+    np.testing.assert_array_equal(log.position[:, 0], k)
+    lost = n - len(k)
+    assert 0 < lost <= flush_period / 1e-3
+
+
+def test_a_timer_flush_writes_a_stream_that_stopped(tmp_path, typestore):
+    """No message comes after the last one: ``flush(now)`` from the node's timer writes the
+    held samples once the oldest is ``flush_period`` old, not before."""
+    rec = BagRecorder(tmp_path / 'live', 'live', flush_period=0.25).open(T0)
+    for k in range(100):
+        rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], T0 + k * PERIOD)
+    assert not rec.flush(T0 + 249 * PERIOD)
+    assert rec.flush(T0 + 250 * PERIOD)
+    assert not rec.flush(T0 + 10**9)                      # nothing held any more
+    crashed = crash_copy(rec.path, tmp_path / 'crashed')
+    rec.close()
+    with pytest.warns(DataWarning):
+        log = read_joint_states(crashed, '/joint_states', recover=True)
+    assert len(log.stamp) == 100
+
+
+def test_an_open_bag_is_locked_not_damaged(tmp_path, typestore):
+    from ident_core.data import bag_repair
+    rec = BagRecorder(tmp_path / 'bags' / 'live', 'live').open(T0)
+    rec.write_joint_state(joint_state(typestore, T0, 0)[0], T0)
+    mcap = rec.path / 'live.mcap'
+    assert bag_repair.is_being_written(mcap)
+    assert bag_repair.find_damaged_bags(tmp_path / 'bags') == []
+    with pytest.raises(ValueError, match='still being recorded'):
+        read_joint_states(rec.path, '/joint_states')
+    with pytest.raises(ValueError, match='still being recorded'):
+        bag_repair.repair_bag(rec.path)
+    rec.close()
+    assert not bag_repair.is_being_written(mcap)
+    assert bag_repair.bag_damage(rec.path) is None
+
+
+# --- lost time: a stream that stops ----------------------------------------------------------
+
+def feed(rec, typestore, ks, receive_offset=300_000):
+    for k in ks:
+        rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0],
+                              T0 + k * PERIOD + receive_offset)
+
+
+def test_a_publisher_that_dies_mid_run_counts_as_lost_time(tmp_path, typestore):
+    """The issue: a 21 s run whose publisher died after 7 s reported 0 dropped. Start 0.5 s
+    before the first sample, samples 0..6999 (one 1 s stamp gap in them), stop at 21 s."""
+    start, stop = T0 - 500 * PERIOD, T0 + 21_000 * PERIOD
+    rec = BagRecorder(tmp_path / 'run', 'run', gap_tolerance=0.1).open(start)
+    feed(rec, typestore, range(0, 3000))
+    feed(rec, typestore, range(4000, 7000))          # 1 s silent: 3000..3999 never sent
+    feed(rec, typestore, [7000 + 60])                # a 60 ms hiccup: below the tolerance
+    live = rec.summary()           # while recording: up to the latest message, no tail yet
+    assert live.recording and live.gap_count == 2
+    assert live.recording_time == pytest.approx((T0 + 7060 * PERIOD + 300_000 - start) * 1e-9)
+    summary = rec.close(stop)
+
+    received_last = T0 + 7060 * PERIOD + 300_000
+    assert summary.joint_state_messages == 6001
+    assert summary.dropped == 1000 + 60                # unchanged meaning: stamp gaps
+    assert summary.recording_time == pytest.approx(21.5)
+    assert summary.expected_samples == 21_500
+    expected_gaps = [
+        {'start': start * 1e-9, 'length': 0.5003},                                # silent head
+        {'start': (T0 + 2999 * PERIOD + 300_000) * 1e-9, 'length': 1.0},         # stamp gap
+        {'start': received_last * 1e-9, 'length': (stop - received_last) * 1e-9},  # dead tail
+    ]
+    assert summary.gap_count == 3
+    for got, want in zip(summary.gaps, expected_gaps, strict=True):
+        assert got['start'] == pytest.approx(want['start'], abs=1e-9)
+        assert got['length'] == pytest.approx(want['length'], abs=1e-9)
+    assert summary.longest_gap == pytest.approx(13.9397, abs=1e-9)
+    assert summary.lost_seconds == pytest.approx(0.5003 + 1.0 + 13.9397, abs=1e-9)
+    assert summary.lost_fraction == pytest.approx(15.44 / 21.5, abs=1e-6)
+
+    doc = yaml.safe_load((rec.path / SUMMARY_FILE).read_text())
+    assert doc['expected_samples'] == 21_500 and doc['gap_count'] == 3
+    assert doc['lost_seconds'] == pytest.approx(summary.lost_seconds)
+    assert doc['longest_gap'] == pytest.approx(summary.longest_gap)
+    assert [g['length'] for g in doc['gaps']] == pytest.approx([g['length'] for g in
+                                                                 expected_gaps])
+
+
+def test_a_complete_stream_loses_nothing(tmp_path, typestore):
+    start = T0 - 2 * PERIOD
+    rec = BagRecorder(tmp_path / 'ok', 'ok').open(start)
+    feed(rec, typestore, range(3000))
+    summary = rec.close(T0 + 3000 * PERIOD + 1_000_000)
+    assert summary.gap_count == 0 and summary.gaps == []
+    assert summary.lost_seconds == 0 and summary.longest_gap == 0
+    assert summary.expected_samples == 3003 and summary.joint_state_messages == 3000
+
+
+def test_a_recording_without_samples_is_all_lost(tmp_path):
+    rec = BagRecorder(tmp_path / 'none', 'none').open(T0)
+    summary = rec.close(T0 + 2 * 10**9)
+    assert summary.gaps == [{'start': T0 * 1e-9, 'length': 2.0}]
+    assert summary.lost_seconds == 2.0 and summary.expected_samples == 2000

@@ -233,3 +233,37 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
         executor.shutdown()
         for n in (client, node):
             n.destroy_node()
+
+
+def test_parameter_recover_reads_a_bag_a_killed_recorder_left(ros, bag, tmp_path):
+    """Without ``recover`` an unfinished bag is refused in one line naming --recover; with it,
+    the complete messages are identified (a DataWarning says how much was read)."""
+    import warnings
+
+    from rclpy.parameter import Parameter
+
+    from ident_core.data.datasets import DataWarning
+    from ident_core.errors import InputError
+    from ident_node.identification_node import IdentificationNode
+
+    _, context = ros
+    damaged = tmp_path / 'killed'
+    damaged.mkdir()
+    data = (bag / f'{bag.name}.mcap').read_bytes()
+    (damaged / 'killed.mcap').write_bytes(data[:len(data) // 2])     # no footer, no metadata
+    nodes = [IdentificationNode(context=context, parameter_overrides=[
+        Parameter('urdf_file', value=str(URDF)), Parameter('recover', value=recover)])
+        for recover in (False, True)]
+    try:
+        with pytest.raises(InputError, match='--recover') as refused:
+            nodes[0].identify(str(damaged), [], str(tmp_path / 'R0.yaml'))
+        assert '\n' not in str(refused.value)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            path, result = nodes[1].identify(str(damaged), [], str(tmp_path / 'R1.yaml'))
+        assert any(issubclass(w.category, DataWarning) and 'unfinished rosbag2' in
+                   str(w.message) for w in caught)
+        assert path.is_file() and 0 < result['identification']['samples'] < 4000
+    finally:
+        for node in nodes:
+            node.destroy_node()

@@ -12,6 +12,10 @@
                          [--friction-model M|all] [--optimizer lsq|ga|sa-ga|all] --out FRICTION.yaml
     robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
                                 --data D [--reference TRAJ.yaml] [--method M] --out TORQUES.csv
+    robot-ident repair-bag BAG [BAG ...]
+
+The verbs that read recordings take ``--recover``: a rosbag2 that a killed recorder left
+unfinished is read up to its damage (with a warning) instead of refused.
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
 one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
@@ -38,6 +42,7 @@ VERBS = {
     'payload': "identify a payload's mass, centre of mass and inertia",
     'friction': 'identify Coulomb-viscous and (improved) Stribeck friction per joint',
     'estimate-torque': 'filter joint torques with a dynamic model, estimate external torques',
+    'repair-bag': 'make rosbag2 recordings a killed recorder left unfinished readable again',
 }
 
 

@@ -23,6 +23,7 @@ from ..schema import parse
 from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
 from ..torque_estimation.dynamics import load_dynamic_model
 from ..torque_estimation.offline import TorqueEstimates, estimate_torques, fourier_reference
+from .repair_bag import RECOVER_HELP
 
 EXCITATION_TOPIC = '/excitation_node/trajectory'
 
@@ -51,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--method', choices=METHODS, help='estimation method (default kalman)')
     p.add_argument('--config', metavar='CONFIG.yaml', help='settings (TorqueEstimatorConfig: '
                    'covariances, observer gain, collision thresholds)')
+    p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
     p.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
@@ -83,14 +85,15 @@ def _data(args, joints: list[str]):
     path = Path(args.data)
     bag = path.is_dir() or path.suffix in BAG_SUFFIXES
     if bag:
-        dataset, stamps = load_bag(path)
+        dataset, stamps = load_bag(path, recover=args.recover)
     else:
-        dataset = load_dataset(path, joints)
+        dataset = load_dataset(path, joints, recover=args.recover)
     if args.reference is None:
         return dataset, None
     start = args.reference_start
     if start is None:
-        window = excitation_window(path, EXCITATION_TOPIC) if bag else None
+        window = excitation_window(path, EXCITATION_TOPIC, recover=args.recover) if bag \
+            else None
         if window is None:
             raise InputError(f'--reference: give --reference-start (where the trajectory starts'
                              f' in {path}; it holds no {EXCITATION_TOPIC} message)')

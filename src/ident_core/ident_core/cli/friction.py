@@ -20,6 +20,7 @@ from ..friction.models import FRICTION_MODELS, ORDER, PAPER_MODELS, UNITS, param
 from ..friction.results import friction_file, write_friction
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
+from .repair_bag import RECOVER_HELP
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--fix', nargs='+', default=None, metavar='NAME=VALUE',
                    help='parameters held at a value (default delta=2; "none": fit all)')
     p.add_argument('--seed', type=int, default=0, help='seed of the GA and SA-GA')
+    p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     p.add_argument('--out', required=True, metavar='FRICTION.yaml')
     p.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
@@ -71,8 +73,9 @@ def _run(args: argparse.Namespace) -> int:
     config = FrictionConfig(cutoff_hz=args.cutoff_hz, fit=fit)
     models = PAPER_MODELS if args.friction_model == 'all' else (args.friction_model,)
     optimizers = OPTIMIZERS if args.optimizer == 'all' else (args.optimizer,)
-    data = [load_dataset(p, robot.joint_names) for p in args.data]
-    validation = [load_dataset(p, robot.joint_names) for p in args.validate]
+    data = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data]
+    validation = [load_dataset(p, robot.joint_names, recover=args.recover)
+                  for p in args.validate]
     result = identify_friction(robot, data, rigid, args.joints, models, optimizers, config,
                                validation, progress=_progress)
     print_tables(result)

@@ -13,6 +13,7 @@ from ..estimation.identification import IdentificationConfig, identify, validate
 from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot
+from .repair_bag import RECOVER_HELP
 from .validate import print_validation
 
 NAME_WIDTH = 56
@@ -65,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              '±20 %%)')
     parser.add_argument('--com-in-collision-box', action='store_true', default=None,
                         help='pc-wls: centres of mass inside the collision geometry boxes')
+    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
     parser.set_defaults(run=_run)
 
@@ -101,14 +103,15 @@ def _run(args: argparse.Namespace) -> int:
     """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
     robot = load_robot(args.urdf)
     config = config_from_args(args)
-    train = [load_dataset(p, robot.joint_names) for p in args.data]
+    train = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data]
     held_out = []
     if args.split is not None:
         if not 0 < args.split < 1:
             raise InputError(f'--split must be in (0, 1), got {args.split}')
         parts = [d.split(args.split) for d in train]
         train, held_out = [a for a, _ in parts], [b for _, b in parts]
-    checks = held_out + [load_dataset(p, robot.joint_names) for p in args.validate]
+    checks = held_out + [load_dataset(p, robot.joint_names, recover=args.recover)
+                         for p in args.validate]
     model = identify(robot, train, config)
     validations = [validate(model, d) for d in checks]
     reports = [v.report() for v in validations]

@@ -20,6 +20,7 @@ from ..payload.geometry import frame_in_link
 from ..payload.methods import METHODS, PayloadConfig
 from ..payload.results import PayloadData, payload_file, read_payload, write_payload
 from .identify import config_from_args
+from .repair_bag import RECOVER_HELP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="low-pass cut-off (default: the dataset's cutoff_hz, else 10 Hz)")
     parser.add_argument('--decimate', type=int, metavar='K',
                         help='parallel decimation factor (default 0: automatic)')
+    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
     parser.add_argument('--export-urdf', metavar='ROBOT.urdf',
                         help='write the URDF with the payload as a fixed link')
@@ -82,8 +84,8 @@ def _run(args: argparse.Namespace) -> int:
     from ..payload.identify import identify_payload
 
     config = config_from_args(args, PayloadConfig)
-    unloaded = [load_dataset(p, robot.joint_names) for p in args.unloaded]
-    loaded = [load_dataset(p, robot.joint_names) for p in args.loaded]
+    unloaded = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.unloaded]
+    loaded = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.loaded]
     model = read_result(args.model, args.urdf, args.ignore_urdf_change) if args.model else None
     result = identify_payload(robot, loaded, args.method, frame=args.frame, unloaded=unloaded,
                               model=model, config=config, known_mass=args.known_mass)

@@ -13,6 +13,7 @@ from ..data.datasets import load_dataset
 from ..estimation.identification import validate
 from ..estimation.results import read_result
 from ..files import write_atomic
+from .repair_bag import RECOVER_HELP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,13 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--json', action='store_true', help='print the metrics as one JSON object')
     parser.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
+    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Validate, print the metrics (or JSON), write the CSV if asked; 0 (errors raise)."""
     model = read_result(args.model, args.urdf, args.ignore_urdf_change)
-    v = validate(model, load_dataset(args.data, model.robot.joint_names))
+    v = validate(model, load_dataset(args.data, model.robot.joint_names, recover=args.recover))
     if args.csv:
         _write_csv(args.csv, v, model.robot.joint_names)
     if args.json:

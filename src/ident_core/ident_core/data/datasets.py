@@ -171,7 +171,8 @@ class Dataset:
         return parts[0], parts[1]
 
 
-def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> Dataset:
+def load_dataset(path: str | Path, default_joints: list[str] | None = None, *,
+                 recover: bool = False) -> Dataset:
     """Load a dataset from a YAML description, an ``.npz`` or a rosbag2.
 
     Parameters
@@ -181,6 +182,9 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
     default_joints : list of str, optional
         Joint names used when the source does not name its columns (plain ``.npz``, or a
         description without ``joints``), normally the URDF's order.
+    recover : bool, optional
+        Read a rosbag2 its recorder left unfinished up to the damage, with a ``DataWarning``
+        (``readers.read_joint_states``); without, such a bag raises ``InputError``.
 
     Returns
     -------
@@ -194,7 +198,7 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
     path = Path(path)
     if path.suffix in ('.yaml', '.yml'):
         spec = parse(DatasetDescription, read_yaml(path, 'dataset description'), path)
-        return _build(spec, str(path), path.parent, default_joints)[0]
+        return _build(spec, str(path), path.parent, default_joints, recover=recover)[0]
     if path.suffix == '.npz':
         spec = {'file': path.name, 'time': {'key': 'times'}, 'position': {'key': 'positions'},
                 'effort': {'key': 'torques'}}
@@ -203,7 +207,7 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
         return _build(DatasetDescription(**spec), str(path), path.parent, default_joints)[0]
     if path.is_dir() or path.suffix in BAG_SUFFIXES:
         return _build(DatasetDescription(file=path.name), str(path), path.parent,
-                      default_joints)[0]
+                      default_joints, recover=recover)[0]
     if not path.exists():
         raise InputError(f'{path}: file not found')
     raise InputError(f'{path}: unknown data format (expected a .yaml description, an .npz, or a '
@@ -212,7 +216,8 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None) -> D
 
 def load_bag(path: str | Path, topic: str = '/joint_states', *,
              window: tuple[float, float] | None = None,
-             min_coverage: float = MIN_COVERAGE) -> tuple[Dataset, np.ndarray]:
+             min_coverage: float = MIN_COVERAGE,
+             recover: bool = False) -> tuple[Dataset, np.ndarray]:
     """Load the ``sensor_msgs/JointState`` messages of a rosbag2 (header stamps as time).
 
     Parameters
@@ -227,6 +232,8 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     min_coverage : float
         Smallest fraction of ``window`` the messages must cover (``coverage.check_coverage``:
         a stream that stopped during the excitation is refused, a shorter gap is a warning).
+    recover : bool, optional
+        As for ``load_dataset``.
 
     Returns
     -------
@@ -243,7 +250,7 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     path = Path(path)
     if not path.exists():
         raise InputError(f'{path}: file not found')
-    log = readers.read_joint_states(path, topic)
+    log = readers.read_joint_states(path, topic, recover=recover)
     spec = {'file': path.name, 'topic': topic}
     if window is not None:
         rows = np.flatnonzero((log.stamp >= window[0]) & (log.stamp <= window[1]))
@@ -257,22 +264,24 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
 
 
 def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
-           log: readers.JointStateLog | None = None) -> tuple[Dataset, np.ndarray]:
+           log: readers.JointStateLog | None = None,
+           recover: bool = False) -> tuple[Dataset, np.ndarray]:
     """The dataset of a description and the indices of the data rows it kept; ``log``: the
-    bag's JointState messages, if already read."""
+    bag's JointState messages, if already read; ``recover``: read an unfinished bag."""
     try:
-        return _build_unchecked(spec, source, base, default_joints, log)
+        return _build_unchecked(spec, source, base, default_joints, log, recover)
     except InputError as exc:
         message = str(exc)
         raise InputError(message if message.startswith(source) else f'{source}: {message}') \
             from None
 
 
-def _build_unchecked(spec, source, base, default_joints, log) -> tuple[Dataset, np.ndarray]:
+def _build_unchecked(spec, source, base, default_joints, log,
+                     recover) -> tuple[Dataset, np.ndarray]:
     data_file = _resolve(spec.file, base, 'file')
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
         if log is None:
-            log = readers.read_joint_states(data_file, spec.topic)
+            log = readers.read_joint_states(data_file, spec.topic, recover=recover)
         raw = _raw_from_bag(spec, log)
     else:
         raw = _raw_from_tables(spec, data_file, base, default_joints)

@@ -5,6 +5,7 @@ Readers return plain arrays and never interpret them; ``datasets`` maps them to 
 from __future__ import annotations
 
 import csv
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import check_readable
+from . import bag_repair
 
 
 @dataclass
@@ -181,7 +183,8 @@ class JointStateLog:
     effort: np.ndarray | None
 
 
-def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
+def excitation_window(path: Path, topic: str, *,
+                      recover: bool = False) -> tuple[float, float] | None:
     """Time span of the periodic excitation recorded in a rosbag2.
 
     Parameters
@@ -192,6 +195,9 @@ def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
         Topic of the ``ident_msgs/msg/ExcitationTrajectory`` messages. The last experiment
         counts; a multi-stage one (a joint-wise friction experiment) is described by one
         message per stage, and its window spans all of them.
+    recover : bool, optional
+        Read an unfinished MCAP bag (a recorder that crashed) up to its damage, without a
+        warning (``read_joint_states`` gives it); without, such a bag raises ``InputError``.
 
     Returns
     -------
@@ -205,11 +211,8 @@ def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
     InputError
         If the bag cannot be read.
     """
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
-
     try:
-        with AnyReader([Path(path)], default_typestore=get_typestore(Stores.ROS2_KILTED)) as reader:
+        with closing(_open_bag(Path(path), recover)) as reader:
             conns = [c for c in reader.connections if c.topic == topic]
             if not conns:                 # (no connections would mean all of them to rosbags)
                 return None
@@ -227,7 +230,7 @@ def excitation_window(path: Path, topic: str) -> tuple[float, float] | None:
         raise InputError(f'{path}: cannot read {topic} ({exc})') from None
 
 
-def read_joint_states(path: Path, topic: str) -> JointStateLog:
+def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> JointStateLog:
     """Read the ``sensor_msgs/msg/JointState`` messages of a topic from a rosbag2.
 
     Messages may list the joints in any order; they are reordered to the first message's order.
@@ -238,6 +241,10 @@ def read_joint_states(path: Path, topic: str) -> JointStateLog:
         rosbag2 folder or ``.mcap``/``.db3`` file.
     topic : str
         The topic.
+    recover : bool, optional
+        Read an unfinished MCAP bag (its recorder crashed: no ``metadata.yaml``, no MCAP
+        footer) up to its damage, with a ``DataWarning`` that states the seconds read (see
+        ``bag_repair``). Without, such a bag raises ``InputError`` suggesting ``--recover``.
 
     Returns
     -------
@@ -246,19 +253,13 @@ def read_joint_states(path: Path, topic: str) -> JointStateLog:
     Raises
     ------
     InputError
-        If the bag is missing, the topic unknown or of another type, or a message lacks a joint
-        or has inconsistent array lengths (names the message index).
+        If the bag is missing or damaged (without ``recover``), the topic unknown or of another
+        type, or a message lacks a joint or has inconsistent array lengths (names the message
+        index).
     """
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import Stores, get_typestore
-
     if not path.exists():
         raise InputError(f'{path}: rosbag2 not found')
-    try:
-        reader = AnyReader([path], default_typestore=get_typestore(Stores.ROS2_KILTED))
-        reader.open()
-    except Exception as exc:  # rosbags raises several unrelated types for unreadable bags
-        raise InputError(f'{path}: cannot open rosbag2 ({exc})') from None
+    reader = _open_bag(path, recover)
     try:
         conns = [c for c in reader.connections if c.topic == topic]
         if not conns:
@@ -268,9 +269,45 @@ def read_joint_states(path: Path, topic: str) -> JointStateLog:
         if bad:
             raise InputError(f'{path}: topic {topic} has type {bad[0]}, '
                              'expected sensor_msgs/msg/JointState')
-        return _collect(path, reader, conns)
+        log = _collect(path, reader, conns)
     finally:
         reader.close()
+    if isinstance(reader, bag_repair.SalvageReader):
+        _warn_recovered(path, topic, reader, log)
+    return log
+
+
+def _open_bag(path: Path, recover: bool):
+    """An open rosbags ``AnyReader``, or a ``bag_repair.SalvageReader`` for an unfinished
+    MCAP bag with ``recover`` (InputError without)."""
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import Stores, get_typestore
+
+    damage = bag_repair.bag_damage(path)
+    if damage is not None and not recover:
+        raise InputError(bag_repair.damage_message(path, damage))
+    try:
+        if damage is not None:
+            reader = bag_repair.SalvageReader(path)
+        else:
+            reader = AnyReader([path], default_typestore=get_typestore(Stores.ROS2_KILTED))
+        reader.open()
+    except InputError:
+        raise
+    except Exception as exc:  # rosbags raises several unrelated types for unreadable bags
+        raise InputError(f'{path}: cannot open rosbag2 ({exc})') from None
+    return reader
+
+
+def _warn_recovered(path: Path, topic: str, reader, log: JointStateLog) -> None:
+    import warnings
+
+    from .datasets import DataWarning
+
+    lost = '; '.join([reader.damage] + reader.scan.problems)
+    warnings.warn(f'{path}: unfinished rosbag2 read up to its damage ({lost}): '
+                  f'{len(log.receive)} {topic} messages, {log.receive[-1] - log.receive[0]:.3f} '
+                  's; whatever the recorder had not written is lost', DataWarning, stacklevel=3)
 
 
 def _collect(path, reader, conns) -> JointStateLog:

@@ -1,0 +1,33 @@
+"""``robot-ident repair-bag``: make rosbag2 recordings that a killed recorder left unfinished
+readable again (``data.bag_repair.repair_bag``; the original MCAP is kept)."""
+from __future__ import annotations
+
+import argparse
+
+from ..data.bag_repair import repair_bag
+
+#: Help of the ``--recover`` option of the verbs that read recordings.
+RECOVER_HELP = ('read rosbag2 recordings that a killed recorder left unfinished up to the damage '
+                '(warns how many seconds were read)')
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``repair-bag``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-parser of ``repair-bag``; its ``run`` default is set.
+    """
+    parser.add_argument('bags', nargs='+', metavar='BAG', help='rosbag2 folder to repair')
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Repair every bag, print one line each; 0 (errors raise, after the bags before)."""
+    for bag in args.bags:
+        done = repair_bag(bag)
+        topics = ', '.join(f'{n} {t}' for t, n in done.topics.items())
+        print(f'{done.path}: {done.damage}; recovered {done.scan.seconds:.3f} s ({topics}) into '
+              f'{done.repaired.name}, {done.source.name} kept')
+    return 0

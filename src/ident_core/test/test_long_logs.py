@@ -39,7 +39,7 @@ TOLERANCE = 1e-9
 def arm():
     robot = load_robot(SEVEN_AXIS)
     truth = perturbed_parameters(robot, np.random.default_rng(4))
-    d, _ = synthetic_dataset(robot, truth, 24.0, 1000.0, seed=5, torque_noise=0.3)
+    d, _ = synthetic_dataset(robot, truth, 16.0, 1000.0, seed=5, torque_noise=0.3)
     rng = np.random.default_rng(6)
     return robot, replace(d, velocity=d.velocity + 0.002 * rng.standard_normal(d.velocity.shape))
 
@@ -49,8 +49,8 @@ def jittery_with_gaps(d):
     (the log is split there)."""
     rng = np.random.default_rng(7)
     keep = np.ones(d.samples, dtype=bool)
-    keep[9000:9003] = False
-    keep[15000:15400] = False
+    keep[6000:6003] = False
+    keep[10000:10400] = False
     t = np.sort(d.t + 1e-4 * rng.uniform(-1, 1, d.samples))[keep]
     return replace(d, t=t, position=d.position[keep], velocity=d.velocity[keep],
                    effort=d.effort[keep], clock='stamps')
@@ -106,7 +106,7 @@ def test_identify_gives_the_parameters_of_the_whole_log(arm):
     assert model.stats['data'] == [d.source]
 
 
-@pytest.mark.parametrize('method', ['ols', 'wls', 'pc-wls'])
+@pytest.mark.parametrize('method', ['wls', 'pc-wls'])
 def test_qr_by_blocks_of_samples_gives_the_estimate_of_one_block(arm, method, monkeypatch):
     robot, d = arm
     config = IdentificationConfig(estimator=method, decimate=4, prior_weight=1.0)
@@ -164,11 +164,10 @@ def test_csv_header_wider_than_the_rows_is_refused(tmp_path):
 
 def test_csv_memory_is_of_the_order_of_its_numbers(tmp_path):
     rows = 200_000
-    values = np.random.default_rng(10).standard_normal((rows, 8))
+    block = np.random.default_rng(10).standard_normal((1000, 8))
+    text = ''.join(','.join(f'{x:.6f}' for x in row) + '\n' for row in block)
     path = tmp_path / 'long.csv'
-    with path.open('w') as f:
-        f.write(','.join(f'c{i}' for i in range(8)) + '\n')
-        np.savetxt(f, values, fmt='%.6f', delimiter=',')
+    path.write_text(','.join(f'c{i}' for i in range(8)) + '\n' + text * (rows // len(block)))
     tracemalloc.start()
     try:
         table = readers.read_csv(path)

@@ -3,6 +3,7 @@ from recordings, validate on others, write RESULT.yaml (docs/methods.md §10).""
 from __future__ import annotations
 
 import argparse
+import itertools
 
 import pydantic
 
@@ -103,16 +104,18 @@ def _run(args: argparse.Namespace) -> int:
     """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
     robot = load_robot(args.urdf)
     config = config_from_args(args)
-    train = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data]
+    # generators: a recording is read when it is needed and let go when done (long logs)
+    train = (load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data)
     held_out = []
     if args.split is not None:
         if not 0 < args.split < 1:
             raise InputError(f'--split must be in (0, 1), got {args.split}')
         parts = [d.split(args.split) for d in train]
         train, held_out = [a for a, _ in parts], [b for _, b in parts]
-    checks = held_out + [load_dataset(p, robot.joint_names, recover=args.recover)
-                         for p in args.validate]
     model = identify(robot, train, config)
+    del train
+    checks = itertools.chain(held_out, (load_dataset(p, robot.joint_names, recover=args.recover)
+                                        for p in args.validate))
     validations = [validate(model, d) for d in checks]
     reports = [v.report() for v in validations]
     out = write_result(args.out, result_file(model, reports))

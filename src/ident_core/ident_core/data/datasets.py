@@ -32,6 +32,8 @@ SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
 ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
 BAG_SUFFIXES = ('.mcap', '.db3')
+#: Rows checked at a time for invalid values (bounds the temporaries on long logs).
+CHECK_ROWS = 1 << 16
 
 
 @dataclass
@@ -123,6 +125,8 @@ class Dataset:
             If the joints are not the robot's moving joints.
         """
         idx = robot.joint_order(self.joint_names, self.source)
+        if np.array_equal(idx, np.arange(len(idx))):
+            return replace(self, joint_names=list(robot.joint_names))
         return replace(self, joint_names=list(robot.joint_names),
                        position=self.position[:, idx],
                        velocity=None if self.velocity is None else self.velocity[:, idx],
@@ -295,13 +299,23 @@ def _build_unchecked(spec, source, base, default_joints, log,
     repeats = _repeats(raw, tspec)
     t = _clock(raw['time'], tspec, source, raw['row'])
     velocity = raw.get('velocity')
+    identity = _is_identity(tr)
     dataset = Dataset(source=source, joint_names=raw['joints'], t=t,
-                      position=tr.joint_positions(raw['position']),
-                      velocity=None if velocity is None else tr.joint_velocities(velocity),
-                      effort=tr.joint_torques(raw['effort']), transmission=tr,
+                      position=raw['position'] if identity else tr.joint_positions(raw['position']),
+                      velocity=velocity if identity or velocity is None
+                      else tr.joint_velocities(velocity),
+                      effort=raw['effort'] if identity else tr.joint_torques(raw['effort']),
+                      transmission=tr,
                       cutoff_hz=spec.cutoff_hz, clock=tspec.clock, repeats=repeats,
                       first_row=int(raw['row'][0]))
     return dataset, raw['row']
+
+
+def _is_identity(tr: Transmission) -> bool:
+    """Whether the transmission leaves joint-side data as they are (no copy needed)."""
+    n = len(tr.joint_offset)
+    return (np.array_equal(tr.gear_matrix, np.eye(n)) and not np.any(tr.joint_offset)
+            and np.all(tr.torque_scale == 1))
 
 
 def _resolve(value: str, base: Path, field: str) -> Path:
@@ -367,8 +381,16 @@ def _signal(table, fspec: SignalSpec, n: int, field: str) -> np.ndarray:
             raise InputError(f'field {field}: give the CSV columns as columns: [...]')
         if len(cols) != n:
             raise InputError(f'field {field}: {len(cols)} columns for {n} joints')
-        values = table.values[:, [table.column(c, field) for c in cols]]
-    return values * per_joint(fspec.scale, n, f'{field}.scale')
+        values = _columns(table.values, [table.column(c, field) for c in cols])
+    scale = per_joint(fspec.scale, n, f'{field}.scale')
+    return values if np.all(scale == 1) else values * scale
+
+
+def _columns(values: np.ndarray, idx: list[int]) -> np.ndarray:
+    """Columns of a table: a view when they are consecutive (a long log is not copied)."""
+    if idx == list(range(idx[0], idx[0] + len(idx))):
+        return values[:, idx[0]:idx[0] + len(idx)]
+    return values[:, idx]
 
 
 def _time_column(tspec: TimeSpec, table, rows: int) -> np.ndarray:
@@ -384,7 +406,7 @@ def _time_column(tspec: TimeSpec, table, rows: int) -> np.ndarray:
         if tspec.column is None:
             raise InputError('field time: give column: i or sample_rate: hz')
         values = table.values[:, table.column(tspec.column, 'time')]
-    return values * tspec.scale
+    return values if tspec.scale == 1 else values * tspec.scale
 
 
 def _raw_from_bag(spec: DatasetDescription, log: readers.JointStateLog) -> dict:
@@ -429,16 +451,19 @@ def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
         if values is None:
             continue
         v2 = values.reshape(len(values), -1)
-        with np.errstate(invalid='ignore', over='ignore'):
-            js = v2 if field == 'time' else joint_side[field](np.nan_to_num(v2))
-        invalid = ~np.isfinite(v2) | ~np.isfinite(js) | (np.abs(js) > ABSURD[field])
-        rows = invalid.any(axis=1)
-        if rows.any() and first_problem is None:
-            r = int(np.flatnonzero(rows)[0])
-            c = int(np.flatnonzero(invalid[r])[0])
-            where = f'joint {raw["joints"][c]}' if field != 'time' else 'time'
-            first_problem = f'{field} of {where} is {float(v2[r, c])!r} in row {raw["row"][r]}'
-        bad |= rows
+        for start in range(0, len(v2), CHECK_ROWS):
+            block = v2[start:start + CHECK_ROWS]
+            with np.errstate(invalid='ignore', over='ignore'):
+                js = block if field == 'time' else joint_side[field](np.nan_to_num(block))
+            invalid = ~np.isfinite(block) | ~np.isfinite(js) | (np.abs(js) > ABSURD[field])
+            rows = invalid.any(axis=1)
+            if rows.any() and first_problem is None:
+                r = int(np.flatnonzero(rows)[0])
+                c = int(np.flatnonzero(invalid[r])[0])
+                where = f'joint {raw["joints"][c]}' if field != 'time' else 'time'
+                first_problem = (f'{field} of {where} is {float(block[r, c])!r} in row '
+                                 f'{raw["row"][start + r]}')
+            bad[start:start + len(block)] |= rows
     if not bad.any():
         return raw
     idx = np.flatnonzero(bad)

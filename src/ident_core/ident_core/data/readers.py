@@ -5,6 +5,8 @@ Readers return plain arrays and never interpret them; ``datasets`` maps them to 
 from __future__ import annotations
 
 import csv
+import io
+import itertools
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +16,9 @@ import numpy as np
 from ..errors import InputError
 from ..files import check_readable
 from . import bag_repair
+
+#: Bytes of CSV text parsed at a time (the block takes about ten times that while parsed).
+CSV_BLOCK_BYTES = 1 << 20
 
 
 @dataclass
@@ -91,37 +96,89 @@ def read_csv(path: Path) -> CsvTable:
                 raise InputError(f'{path}: file is empty')
             delimiter = next((d for d in ',;\t' if d in first), None)
             f.seek(0)
-            rows = list(csv.reader(f, delimiter=delimiter) if delimiter
-                        else (line.split() for line in f))
+            header, values = _read_rows(path, f, delimiter)
     except FileNotFoundError:
         raise InputError(f'{path}: file not found') from None
     except UnicodeDecodeError:
         raise InputError(f'{path}: not a text file, cannot be a CSV table') from None
+    except IsADirectoryError:
+        raise InputError(f'{path}: is a folder, not a CSV table') from None
     except OSError as exc:
         raise InputError(f'{path}: cannot read ({exc.strerror})') from None
+    return CsvTable(path, header, values)
+
+
+def _read_rows(path: Path, f, delimiter: str | None) -> tuple[list[str] | None, np.ndarray]:
+    """Header and numbers of an open CSV, read a block of lines at a time into one preallocated
+    array (lists of strings would take kilobytes per row)."""
+    blocks = iter(lambda: f.readlines(CSV_BLOCK_BYTES), [])
+    head = next(blocks)
     header = None
-    if not _numeric(rows[0]):
-        header, rows = [c.strip() for c in rows[0]], rows[1:]
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if rows and all(r and not r[-1].strip() for r in rows):        # a delimiter ends each row
-        rows = [r[:-1] for r in rows]
-        if header and not header[-1]:
-            header = header[:-1]
-    if not rows:
+    if not _numeric(_cells(head[0], delimiter)):
+        header, head = [c.strip() for c in _cells(head[0], delimiter)], head[1:]
+    trailing = bool(delimiter and head and head[0].rstrip('\r\n').endswith(delimiter))
+    if trailing and header and not header[-1]:
+        header = header[:-1]
+    values, count = None, 0
+    for lines in itertools.chain([head], blocks):
+        if trailing:                              # a delimiter ends each row: no column
+            lines = [line.rstrip('\r\n').removesuffix(delimiter) + '\n' for line in lines]
+        block = _parse_block(path, lines, delimiter, count,
+                             None if values is None else values.shape[1])
+        if not len(block):
+            continue
+        if values is None:
+            if header is not None and len(header) != block.shape[1]:
+                raise InputError(f'{path}: the header names {len(header)} columns, the rows '
+                                 f'have {block.shape[1]}')
+            values = np.empty((_line_count(path), block.shape[1]))
+        values[count:count + len(block)] = block
+        count += len(block)
+    if not count:
         raise InputError(f'{path}: no data rows')
-    width = len(rows[0])
-    if header is not None and len(header) != width:
-        raise InputError(f'{path}: the header names {len(header)} columns, the rows have '
-                         f'{width}')
+    return header, values[:count]
+
+
+def _line_count(path: Path) -> int:
+    """Lines of a file (an upper bound of its data rows)."""
+    with path.open('rb') as raw:
+        chunks = iter(lambda: raw.read(CSV_BLOCK_BYTES), b'')
+        return 1 + sum(chunk.count(b'\n') for chunk in chunks)
+
+
+def _parse_block(path: Path, lines: list[str], delimiter: str | None, first: int,
+                 width: int | None) -> np.ndarray:
+    """(rows, columns) numbers of a block of data lines; ``first``: data rows before it,
+    ``width``: the columns of the first data row (None: none yet). NumPy's C parser reads a
+    regular block; any other (blank or ragged rows, quotes, bad cells) is read cell by cell,
+    which finds the row at fault."""
+    if not lines:
+        return np.empty((0, width or 0))
+    try:
+        block = np.loadtxt(io.StringIO(''.join(lines)), delimiter=delimiter, comments=None,
+                           ndmin=2)
+        if len(block) == len(lines) and width in (None, block.shape[1]):
+            return block
+    except ValueError:
+        pass
+    cells = csv.reader(lines, delimiter=delimiter) if delimiter else (x.split() for x in lines)
+    rows = [r for r in cells if any(c.strip() for c in r)]
+    width = width or (len(rows[0]) if rows else 0)
     for i, row in enumerate(rows):
         if len(row) != width:
-            raise InputError(f'{path}: data row {i} has {len(row)} columns, expected {width}')
+            raise InputError(f'{path}: data row {first + i} has {len(row)} columns, expected '
+                             f'{width}')
     try:
-        values = np.array(rows, dtype=float)
+        return np.array(rows, dtype=float).reshape(len(rows), width)
     except ValueError:
         i = next(i for i, r in enumerate(rows) if not _numeric(r))
-        raise InputError(f'{path}: data row {i} has a non-numeric cell: {rows[i]}') from None
-    return CsvTable(path, header, values)
+        raise InputError(f'{path}: data row {first + i} has a non-numeric cell: {rows[i]}') \
+            from None
+
+
+def _cells(line: str, delimiter: str | None) -> list[str]:
+    """The cells of one line, as ``csv.reader`` (or whitespace splitting) gives them."""
+    return next(csv.reader([line], delimiter=delimiter), []) if delimiter else line.split()
 
 
 def _numeric(row: list[str]) -> bool:

@@ -120,12 +120,71 @@ def check_velocity(recorded: np.ndarray, derived: np.ndarray, acceleration: np.n
     -------
     VelocityCheck
     """
-    size = np.sqrt(np.mean(derived ** 2, axis=0))
-    floor = max(STILL * float(size.max()), np.finfo(float).tiny)
-    difference = recorded - derived
-    disagreement = np.sqrt(np.mean(difference ** 2, axis=0)) / np.maximum(size, floor)
-    power = np.sum(derived ** 2, axis=0)
-    scale = np.sum(recorded * derived, axis=0) / np.where(power > 0, power, 1.0)
-    curvature = float(np.sum(acceleration ** 2))
-    lag = -float(np.sum(difference * acceleration)) / curvature if curvature > 0 else 0.0
-    return VelocityCheck(list(joint_names), disagreement, scale, lag, cutoff_hz)
+    return VelocitySums().add(recorded, derived, acceleration).check(joint_names, cutoff_hz)
+
+
+@dataclass
+class VelocitySums:
+    """The sums ``check_velocity`` takes over the rows, gathered block by block (long logs).
+
+    Parameters
+    ----------
+    rows : int
+        Rows added.
+    derived2, difference2, product : (n,) ndarray or float
+        Per joint: sums of ``derived²``, ``(recorded − derived)²``, ``recorded·derived``.
+    acceleration2, lag_product : float
+        Over all joints: sums of ``acceleration²`` and ``(recorded − derived)·acceleration``.
+    """
+
+    rows: int = 0
+    derived2: np.ndarray | float = 0.0
+    difference2: np.ndarray | float = 0.0
+    product: np.ndarray | float = 0.0
+    acceleration2: float = 0.0
+    lag_product: float = 0.0
+
+    def add(self, recorded: np.ndarray, derived: np.ndarray,
+            acceleration: np.ndarray) -> VelocitySums:
+        """Add rows (arguments as ``check_velocity``'s).
+
+        Parameters
+        ----------
+        recorded, derived, acceleration : (M, n) ndarray
+
+        Returns
+        -------
+        VelocitySums
+            Itself.
+        """
+        difference = recorded - derived
+        self.rows += len(derived)
+        self.derived2 = self.derived2 + np.sum(derived ** 2, axis=0)
+        self.difference2 = self.difference2 + np.sum(difference ** 2, axis=0)
+        self.product = self.product + np.sum(recorded * derived, axis=0)
+        self.acceleration2 += float(np.sum(acceleration ** 2))
+        self.lag_product += float(np.sum(difference * acceleration))
+        return self
+
+    def check(self, joint_names: list[str], cutoff_hz: float) -> VelocityCheck:
+        """The comparison of the rows added.
+
+        Parameters
+        ----------
+        joint_names : list of str
+            (n,) joints.
+        cutoff_hz : float
+            Low-pass cut-off [Hz].
+
+        Returns
+        -------
+        VelocityCheck
+        """
+        size = np.sqrt(self.derived2 / self.rows)
+        floor = max(STILL * float(size.max()), np.finfo(float).tiny)
+        disagreement = np.sqrt(self.difference2 / self.rows) / np.maximum(size, floor)
+        power = self.derived2
+        scale = self.product / np.where(power > 0, power, 1.0)
+        curvature = self.acceleration2
+        lag = -self.lag_product / curvature if curvature > 0 else 0.0
+        return VelocityCheck(list(joint_names), disagreement, scale, lag, cutoff_hz)

@@ -24,6 +24,8 @@ from ..errors import ExcitationError, InputError
 #: Estimator names; ``pc-wls`` is in ``pc_wls`` (it needs the standard parameters).
 ESTIMATORS = ('ols', 'wls', 'pc-wls')
 EXCITATION_TOLERANCE = 1e-7
+#: Samples per block of the QR factorisations (``r_factor``).
+QR_SAMPLES = 8192
 
 
 @dataclass
@@ -125,19 +127,18 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
     if tau.shape != (n_samples, n) or (mask is not None and mask.shape != (n_samples, n)):
         raise InputError(f'torque array {tau.shape} or mask does not match the regressor, '
                          f'({n_samples}, {n}) needed')
-    if mask is not None:
-        w, tau = w * mask[:, :, None], tau * mask
     counts = equation_counts(w, mask)
     if np.any(counts <= nb):
         j = int(np.argmin(counts))
         raise InputError(f'too few samples: {counts[j]} equations of joint {j + 1} for {nb} '
                          f'base parameters (need more than {nb} per joint)')
     names = names or [f'beta{i + 1}' for i in range(nb)]
-    r_w, rhs, _ = _qr_solve_parts(w.reshape(-1, nb), tau.reshape(-1))
+    r = r_factor(w, tau, mask=mask)
+    r_w, rhs = r[:nb, :nb], r[:nb, nb]
     check_excitation(r_w, names)
     x = scipy.linalg.solve_triangular(r_w, rhs)
     condition = float(np.linalg.cond(r_w))
-    sigma_joint = residual_deviation(w, tau, x, counts)
+    sigma_joint = residual_deviation(w, tau, x, counts, mask)
     if method == 'ols':
         sigma2 = (sigma_joint ** 2 * (counts - nb)).sum() / (counts.sum() - nb)
         return Estimate('ols', x, sigma2 * _inverse_gram(r_w), sigma_joint, condition, n_samples)
@@ -145,11 +146,10 @@ def estimate(w: np.ndarray, tau: np.ndarray, method: str = 'wls',
         if np.any(sigma_joint == 0):
             raise InputError('WLS: a joint has zero residual (torque exactly fits the model); '
                              'use the OLS estimator')
-        weights = 1.0 / sigma_joint
-        r_h, rhs_h, _ = _qr_solve_parts((w * weights[None, :, None]).reshape(-1, nb),
-                                        (tau * weights).reshape(-1))
+        r = r_factor(w, tau, 1.0 / sigma_joint, mask)
+        r_h, rhs_h = r[:nb, :nb], r[:nb, nb]
         x = scipy.linalg.solve_triangular(r_h, rhs_h)
-        previous, sigma_joint = sigma_joint, residual_deviation(w, tau, x, counts)
+        previous, sigma_joint = sigma_joint, residual_deviation(w, tau, x, counts, mask)
         if np.all(np.abs(sigma_joint - previous) <= 0.01 * previous):
             break
     # covariance with the weights of the last solve, the σ_j it used
@@ -175,26 +175,70 @@ def equation_counts(w: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
 
 
 def residual_deviation(w: np.ndarray, tau: np.ndarray, x: np.ndarray,
-                       counts: np.ndarray) -> np.ndarray:
+                       counts: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Residual standard deviation per joint.
 
     Parameters
     ----------
     w : (N, n, nb) ndarray
-        Base regressor, left-out equations as zero rows.
+        Base regressor.
     tau : (N, n) ndarray
-        Joint torques, left-out equations zero [N·m or N].
+        Joint torques [N·m or N].
     x : (nb,) ndarray
         Base parameters.
     counts : (n,) ndarray
         N_j (``equation_counts``).
+    mask : (N, n) ndarray of bool, optional
+        False for joint equations left out (or give them as zero rows of ``w`` and ``tau``).
 
     Returns
     -------
     (n,) ndarray
-        ``‖tau_j − W_j x‖ / sqrt(N_j − nb)`` [N·m or N].
+        ``‖tau_j − W_j x‖ / sqrt(N_j − nb)`` over the equations kept [N·m or N].
     """
-    return np.sqrt(((tau - w @ x) ** 2).sum(axis=0) / (counts - w.shape[2]))
+    residual = tau - w @ x
+    if mask is not None:
+        residual *= mask
+    return np.sqrt((residual ** 2).sum(axis=0) / (counts - w.shape[2]))
+
+
+def r_factor(w: np.ndarray, tau: np.ndarray, weights: np.ndarray | None = None,
+             mask: np.ndarray | None = None) -> np.ndarray:
+    """The triangular factor of the weighted least-squares system ``[W | tau]``.
+
+    The QR runs on blocks of ``QR_SAMPLES`` samples, each stacked under the factor of the
+    blocks before (no copy of the whole system on long recordings).
+
+    Parameters
+    ----------
+    w : (N, n, nb) ndarray
+        Base regressor.
+    tau : (N, n) ndarray
+        Joint torques [N·m or N].
+    weights : (n,) ndarray, optional
+        Weight of each joint's equations (default 1).
+    mask : (N, n) ndarray of bool, optional
+        False for joint equations to leave out.
+
+    Returns
+    -------
+    (nb + 1, nb + 1) ndarray
+        ``R`` of ``[W | tau]`` with the rows weighted and the left-out ones zero (rows of zeros
+        below when there are fewer equations): ``R[:nb, :nb]`` is the factor of ``W``,
+        ``R[:nb, nb]`` is ``Qᵀ tau`` and ``|R[nb, nb]|`` the residual norm.
+    """
+    nb = w.shape[2]
+    r = np.zeros((0, nb + 1))
+    for start in range(0, len(w), QR_SAMPLES):
+        rows = slice(start, start + QR_SAMPLES)
+        a = np.concatenate([w[rows], tau[rows, :, None]], axis=2)
+        if weights is not None:
+            a *= weights[None, :, None]
+        if mask is not None:
+            a *= mask[rows, :, None]
+        a = a.reshape(-1, nb + 1)
+        r = np.linalg.qr(a if not len(r) else np.vstack([r, a]), mode='r')
+    return np.vstack([r, np.zeros((nb + 1 - len(r), nb + 1))]) if len(r) < nb + 1 else r
 
 
 def check_excitation(r: np.ndarray, names: list[str],
@@ -255,13 +299,6 @@ def unexcited_parameters(r: np.ndarray,
     involved = sorted({int(i) for k in weak for i in np.flatnonzero(
         np.abs(vt[k]) > 0.3 * np.abs(vt[k]).max())})
     return involved, float(s[0] / s[-1])
-
-
-def _qr_solve_parts(a: np.ndarray, b: np.ndarray):
-    """R factor of ``a`` and ``Qᵀ b`` from one QR of ``[a | b]``; also the residual norm."""
-    nb = a.shape[1]
-    r = np.linalg.qr(np.column_stack([a, b]), mode='r')      # (nb + 1, nb + 1) only
-    return r[:nb, :nb], r[:nb, nb], abs(r[nb, nb])
 
 
 def _inverse_gram(r: np.ndarray) -> np.ndarray:

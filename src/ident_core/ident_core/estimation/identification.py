@@ -260,19 +260,42 @@ class Processed:
 
     def _near_reversal(self, start, stop, gear, factor, window) -> np.ndarray:
         """(rows, actuators) of one segment: within ``window`` of a velocity reversal."""
-        u = self.qd[start:stop] @ gear.T
         t = self.t[start:stop]
-        t_rows = t[self.trim:len(t) - self.trim][::factor]
-        near = np.zeros((len(t_rows), u.shape[1]), dtype=bool)
-        for m in range(u.shape[1]):
-            flips = np.flatnonzero(np.sign(u[1:, m]) != np.sign(u[:-1, m]))
-            crossings = 0.5 * (t[flips] + t[flips + 1])
-            if len(crossings):
-                k = np.clip(np.searchsorted(crossings, t_rows), 1, len(crossings)) - 1
-                gap = np.minimum(np.abs(t_rows - crossings[k]),
-                                 np.abs(t_rows - crossings[np.minimum(k + 1, len(crossings) - 1)]))
-                near[:, m] = gap < window
-        return near
+        return near_reversal(self.qd[start:stop] @ gear.T, t,
+                             t[self.trim:len(t) - self.trim][::factor], window)
+
+
+def near_reversal(u: np.ndarray, t: np.ndarray, t_rows: np.ndarray,
+                  window: float) -> np.ndarray:
+    """Which rows lie within a window of a velocity reversal of each actuator.
+
+    Parameters
+    ----------
+    u : (M, m) ndarray
+        Motor velocities of consecutive samples.
+    t : (M,) ndarray
+        Their times [s].
+    t_rows : (K,) ndarray
+        Times of the rows to judge [s].
+    window : float
+        [s].
+
+    Returns
+    -------
+    (K, m) ndarray of bool
+        True where a sign change of motor m's velocity (midway between the samples) is
+        closer than ``window``.
+    """
+    near = np.zeros((len(t_rows), u.shape[1]), dtype=bool)
+    for m in range(u.shape[1]):
+        flips = np.flatnonzero(np.sign(u[1:, m]) != np.sign(u[:-1, m]))
+        crossings = 0.5 * (t[flips] + t[flips + 1])
+        if len(crossings):
+            k = np.clip(np.searchsorted(crossings, t_rows), 1, len(crossings)) - 1
+            gap = np.minimum(np.abs(t_rows - crossings[k]),
+                             np.abs(t_rows - crossings[np.minimum(k + 1, len(crossings) - 1)]))
+            near[:, m] = gap < window
+    return near
 
 
 def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig) -> Processed:
@@ -314,20 +337,10 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         but absent, the sample rate is implausible, the cut-off is above Nyquist, or there are
         too few samples.
     """
-    d = dataset.aligned(robot)
-    check_efforts(d)
-    check_positions(d, robot)
-    cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
-    order = config.filter_order
-    if config.use_recorded_velocity and d.velocity is None:
-        raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
-    base = analyse(d.t, d.position, cutoff_hz, source=d.source, clock=d.clock,
-                   repeats=d.repeat_mask(), first_row=d.first_row)
-    fs = base.rate
+    d, base, cutoff_hz, sharp_hz = time_base(dataset, robot, config)
+    fs, order = base.rate, config.filter_order
     trim = trim_samples(fs, cutoff_hz)
-    base = base.without_short(max(2 * trim, filter_padding(order)))
     grids = [base.grid(segment) for segment in base.segments]
-    sharp_hz = min(SHARP_CUTOFF_FACTOR * cutoff_hz, SHARP_RATE_FRACTION * fs)
     try:
         q_raw = base.resample(d.position, True)
         q = [lowpass(x, fs, cutoff_hz, order) for x in q_raw]
@@ -355,6 +368,48 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
                      (grids, q, qd, qdd, tau)),
                      segments=segments if len(segments) > 1 else (), summary=summary,
                      qd_sharp=_at_rest_zero(np.concatenate(qd_sharp)))
+
+
+def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig) -> tuple:
+    """The first steps of ``preprocess``: the dataset in the robot's joint order, its time base
+    without the segments too short for the filter, and the cut-offs.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The recording.
+    robot : RobotModel
+        Its joints define the column order.
+    config : IdentificationConfig
+        Cut-off, filter order, recorded velocity.
+
+    Returns
+    -------
+    dataset : Dataset
+        Aligned to the robot's joints.
+    base : timing.TimeBase
+        Its time base (``timing.analyse``), the short segments dropped.
+    cutoff_hz, sharp_hz : float
+        Cut-off of positions and torques, and of ``qd_sharp`` [Hz].
+
+    Raises
+    ------
+    InputError
+        As ``preprocess``.
+    """
+    d = dataset.aligned(robot)
+    check_efforts(d)
+    check_positions(d, robot)
+    cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
+    order = config.filter_order
+    if config.use_recorded_velocity and d.velocity is None:
+        raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
+    base = analyse(d.t, d.position, cutoff_hz, source=d.source, clock=d.clock,
+                   repeats=d.repeat_mask(), first_row=d.first_row)
+    fs = base.rate
+    base = base.without_short(max(2 * trim_samples(fs, cutoff_hz), filter_padding(order)))
+    sharp_hz = min(SHARP_CUTOFF_FACTOR * cutoff_hz, SHARP_RATE_FRACTION * fs)
+    return d, base, cutoff_hz, sharp_hz
 
 
 def _at_rest_zero(qd: np.ndarray) -> np.ndarray:
@@ -622,8 +677,10 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     ----------
     robot : RobotModel
         The robot.
-    datasets : list of Dataset
-        Recordings, all through the same transmission.
+    datasets : iterable of Dataset
+        Recordings, all through the same transmission. Each is reduced to the rows the
+        regression keeps, block by block (``blockwise``; the Stribeck models' shape search
+        needs them preprocessed whole); a generator lets each go once it is reduced.
     config : IdentificationConfig
         Model columns, filtering, estimator.
 
@@ -638,28 +695,41 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     ExcitationError
         If the data leave some base parameters unexcited.
     """
-    if not datasets:
+    datasets = iter(datasets)
+    first = next(datasets, None)
+    if first is None:
         raise InputError('identify: no dataset given')
-    transmission = datasets[0].transmission_for(robot)
-    for d in datasets[1:]:
-        if not d.transmission_for(robot).same_as(transmission):
-            raise InputError(f'{d.source}: transmission differs from {datasets[0].source}')
+    transmission = first.transmission_for(robot)
     regressor = Regressor(robot, config.spec, transmission)
     base = compute_base_parameters(regressor, seed=config.seed, tolerance=config.rank_tolerance)
-    processed = [preprocess(d, robot, config) for d in datasets]
-    stacked = stack_processed(regressor, base, processed, config)
     search = {}
     if config.spec.shape_terms:
         from .friction_shape import identify_friction_shape
 
+        datasets = [first, *datasets]
+        _same_transmission(datasets, robot, transmission)
+        processed = [preprocess(d, robot, config) for d in datasets]
+        stacked = stack_processed(regressor, base, processed, config)
         shape, stacked, search = identify_friction_shape(regressor, base, processed, stacked,
                                                          config)
         regressor = Regressor(robot, config.spec, transmission, shape)
+        sources = [(d.source, d.samples) for d in datasets]
+        del processed, datasets
+    else:
+        from .blockwise import reduce
+
+        kept = [reduce(first, regressor, base, config)]
+        del first                                 # a long recording goes once it is reduced
+        kept += [reduce(_same_transmission([d], robot, transmission, kept[0].source)[0],
+                        regressor, base, config) for d in datasets]
+        sources = [(k.source, k.samples) for k in kept]
+        stacked = stack_kept(regressor, base, kept)
+        del kept
     w, tau, mask = stacked.w, stacked.tau, stacked.mask
     try:
         est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)
     except IdentError as exc:
-        rows = ', '.join(f'{d.source} ({d.samples} rows)' for d in datasets)
+        rows = ', '.join(f'{source} ({samples} rows)' for source, samples in sources)
         raise type(exc)(f'{rows}: {exc}') from None
     predicted = w @ est.values
     check_fit(predicted, tau, w @ base.project(prior_standard_parameters(regressor)),
@@ -675,6 +745,17 @@ def identify(robot: RobotModel, datasets: list[Dataset],
              'preprocessing': stacked.preprocessing, **search, **extra}
     return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats,
                            standard, regressor.friction_shape or None)
+
+
+def _same_transmission(datasets: list[Dataset], robot: RobotModel, transmission: Transmission,
+                       first: str | None = None) -> list[Dataset]:
+    """The datasets, after checking that they all go through ``transmission`` (that of
+    ``first``, default the first dataset)."""
+    first = first or datasets[0].source
+    for d in datasets:
+        if not d.transmission_for(robot).same_as(transmission):
+            raise InputError(f'{d.source}: transmission differs from {first}')
+    return datasets
 
 
 @dataclass
@@ -762,6 +843,34 @@ def stack_processed(regressor: Regressor, base: BaseParameters, processed: list[
         masks.append(p.reversal_mask(regressor.gear, factors[-1], config.reversal_window))
     w, tau = (np.concatenate(x) for x in zip(*parts))
     return StackedRegression(w, tau, np.concatenate(masks), factors, summary)
+
+
+def stack_kept(regressor: Regressor, base: BaseParameters, kept: list,
+               payload=None) -> StackedRegression:
+    """Stack the regression rows of recordings reduced by ``blockwise.reduce``.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
+    kept : list of blockwise.KeptRows
+        One per recording.
+    payload : ident_core.payload.frame.PayloadFrame, optional
+        Append the payload regressor in this frame.
+
+    Returns
+    -------
+    StackedRegression
+    """
+    from .blockwise import regression
+
+    parts = [regression(regressor, base, k, payload) for k in kept]
+    w = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+    tau = np.concatenate([p[1] for p in parts])
+    return StackedRegression(w, tau, np.concatenate([k.mask for k in kept]),
+                             [k.factor for k in kept], [line for k in kept for line in k.summary])
 
 
 def run_estimator(regressor: Regressor, base: BaseParameters, w: np.ndarray, tau: np.ndarray,

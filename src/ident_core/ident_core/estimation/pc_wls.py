@@ -54,7 +54,7 @@ from ..data.datasets import DataWarning
 from ..errors import IdentError, InputError
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import pseudo_inertia, pseudo_inertia_basis
-from .estimators import Estimate, equation_counts, estimate, residual_deviation
+from .estimators import Estimate, equation_counts, estimate, r_factor, residual_deviation
 
 #: ``J(phi) ⪰ EPSILON·J0``: strictly positive mass and principal moments, relative to the prior.
 EPSILON = 1e-6
@@ -221,10 +221,7 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
        doi:10.1109/TRO.2019.2926491.
     """
     wls = estimate(w, tau, 'wls', names, mask=mask)
-    if mask is not None:
-        w, tau = w * mask[:, :, None], tau * mask
-    weights = 1.0 / wls.sigma_joint
-    blocks = _weighted_blocks(w * weights[None, :, None], tau * weights, FOLDS)
+    blocks = _weighted_blocks(w, tau, 1.0 / wls.sigma_joint, mask, FOLDS)
     problem = _ConvexProblem(base, constraints)
     scores = {}
     if prior_weight is None:
@@ -239,7 +236,7 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
     beta = base.project(chi)
     if constraints.has_user_bounds():
         _check_user_bounds(base, constraints, r, rhs, prior_weight, beta)
-    sigma = residual_deviation(w, tau, beta, equation_counts(w, mask))
+    sigma = residual_deviation(w, tau, beta, equation_counts(w, mask), mask)
     return ConsistentEstimate('pc-wls', beta, wls.covariance, sigma, wls.condition_number,
                               wls.samples, standard=chi, prior_weight=float(prior_weight),
                               prior_weight_scores=scores)
@@ -259,14 +256,14 @@ def _check_user_bounds(base, constraints, r, rhs, prior_weight, beta) -> None:
                       'the data', DataWarning, stacklevel=4)
 
 
-def _weighted_blocks(w, tau, count):
-    """Per contiguous block of rows: R factor, ``Qᵀ tau`` and the residual norm² of ``[W|tau]``."""
+def _weighted_blocks(w, tau, weights, mask, count):
+    """Per contiguous block of rows: R factor, ``Qᵀ tau`` and the residual norm² of ``[W|tau]``
+    with each joint's rows weighted and the left-out ones zero."""
     nb = w.shape[2]
     out = []
     for rows in np.array_split(np.arange(len(w)), count):
-        a = np.column_stack([w[rows].reshape(-1, nb), tau[rows].reshape(-1)])
-        r = np.linalg.qr(a, mode='r')
-        r = np.vstack([r, np.zeros((nb + 1 - len(r), nb + 1))]) if len(r) < nb + 1 else r
+        rows = slice(rows[0], rows[-1] + 1) if len(rows) else slice(0, 0)
+        r = r_factor(w[rows], tau[rows], weights, None if mask is None else mask[rows])
         out.append((r[:nb, :nb], r[:nb, nb], float(r[nb, nb] ** 2)))
     return out
 

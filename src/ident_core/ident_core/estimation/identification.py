@@ -733,8 +733,8 @@ def identify(robot: RobotModel, datasets: list[Dataset],
         raise type(exc)(f'{rows}: {exc}') from None
     predicted = w @ est.values
     check_fit(predicted, tau, w @ base.project(prior_standard_parameters(regressor)),
-              list(robot.joint_names), ', '.join(d.source for d in datasets))
-    stats = {'data': [d.source for d in datasets], 'samples': int(len(tau)),
+              list(robot.joint_names), ', '.join(source for source, _ in sources))
+    stats = {'data': [source for source, _ in sources], 'samples': int(len(tau)),
              'equations_left_out': int(mask.size - mask.sum()),
              'decimation': stacked.decimation,
              'base_parameter_count': base.count,

@@ -69,6 +69,7 @@ from ident_ros.worker import failure_message, in_thread, with_timeout
 LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
+RECORDER_GRACE = 1.0        # s the recorder's liveliness may stay lost before the goal fails
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
 
 
@@ -174,6 +175,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.measured: tuple | None = None    # (receive time, stamp [ns], positions)
         self.state_sub = None
         self.recorder_alive = False
+        self.recorder_lost_ns: int | None = None
         self.create_subscription(
             RecordingInfo, p.recordings_topic, lambda _msg: None, qos.RECORDER_STATUS_QOS,
             event_callbacks=SubscriptionEventCallbacks(liveliness=self._on_recorder_liveliness))
@@ -421,6 +423,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.last_watch = now
         if late:                 # this node did not run for a while: the messages may be queued
             return
+        self._watch_recorder(now)
         received, measured, commanded = self.watch_since, None, None
         if self.measured is not None:
             received, stamp, state = self.measured
@@ -451,10 +454,17 @@ class ExcitationNode(lifecycle.GracefulNode):
 
     def _on_recorder_liveliness(self, event) -> None:
         alive = event.alive_count > 0
-        if self.recorder_alive and not alive and self.watch_recorder:
+        if alive or self.recorder_alive:
+            self.recorder_lost_ns = None if alive else self.get_clock().now().nanoseconds
+        self.recorder_alive = alive
+
+    def _watch_recorder(self, now: int) -> None:
+        """Fail a recorded goal when the recorder's liveliness stays lost (a starved process
+        may miss one lease and come back)."""
+        lost = self.recorder_lost_ns
+        if self.watch_recorder and lost is not None and (now - lost) * 1e-9 > RECORDER_GRACE:
             self._fail(f'the recorder is gone ({self.p.recordings_topic} lost its '
                              'liveliness): nothing would be recorded')
-        self.recorder_alive = alive
 
     # --- streaming ------------------------------------------------------------------------
     def _plan_time(self) -> float:

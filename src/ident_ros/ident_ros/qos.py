@@ -29,7 +29,7 @@ LATCHED_HISTORY_QOS = _reliable(depth=100, latched=True)
 RECORDER_STATUS_QOS = QoSProfile(
     history=HistoryPolicy.KEEP_LAST, depth=100, reliability=ReliabilityPolicy.RELIABLE,
     durability=DurabilityPolicy.TRANSIENT_LOCAL, liveliness=LivelinessPolicy.AUTOMATIC,
-    liveliness_lease_duration=Duration(seconds=0.5))
+    liveliness_lease_duration=Duration(seconds=1.0))
 #: Trajectory commands: reliable, a few in flight.
 COMMAND_QOS = _reliable(depth=10, latched=False)
 #: Estimates at the joint_states rate (filtered torques) for controllers and monitors:

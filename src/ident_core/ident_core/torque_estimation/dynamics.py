@@ -172,8 +172,7 @@ def inverse_dynamics_derivatives(dm: DynamicModel, data: pin.Data, q, qd, qdd,
     """
     pin.computeRNEADerivatives(dm.model, data, q, qd, qdd)
     dtau_dqd = data.dtau_dv + dm.friction_derivative(qd) if friction else data.dtau_dv
-    mass = data.M if dm.rotor_coupling is None else data.M + dm.rotor_coupling
-    return data.dtau_dq, dtau_dqd, mass
+    return data.dtau_dq, dtau_dqd, _with_rotors(dm, data.M)
 
 
 def forward_dynamics(dm: DynamicModel, data: pin.Data, q, qd, tau) -> np.ndarray:
@@ -200,8 +199,32 @@ def forward_dynamics(dm: DynamicModel, data: pin.Data, q, qd, tau) -> np.ndarray
     drive = tau - dm.friction_torque(qd)
     if dm.rotor_coupling is None:
         return pin.aba(dm.model, data, q, qd, drive).copy()
-    mass = pin.crba(dm.model, data, q) + dm.rotor_coupling
-    return np.linalg.solve(mass, drive - pin.nonLinearEffects(dm.model, data, q, qd))
+    return np.linalg.solve(mass_matrix(dm, data, q),
+                           drive - pin.nonLinearEffects(dm.model, data, q, qd))
+
+
+def mass_matrix(dm: DynamicModel, data: pin.Data, q) -> np.ndarray:
+    """Joint-space inertia ``M(q)`` with the coupled rotor inertia (``pin.crba``).
+
+    Parameters
+    ----------
+    dm : DynamicModel
+        The model.
+    data : pinocchio.Data
+        Its work space; overwritten.
+    q : (n,) ndarray
+        Joint positions.
+
+    Returns
+    -------
+    (n, n) ndarray
+        [kg·m² or kg]; an array of ``data`` without rotor inertia.
+    """
+    return _with_rotors(dm, pin.crba(dm.model, data, q))
+
+
+def _with_rotors(dm: DynamicModel, mass: np.ndarray) -> np.ndarray:
+    return mass if dm.rotor_coupling is None else mass + dm.rotor_coupling
 
 
 def generalized_momentum(dm: DynamicModel, data: pin.Data, q, qd) -> np.ndarray:
@@ -221,10 +244,7 @@ def generalized_momentum(dm: DynamicModel, data: pin.Data, q, qd) -> np.ndarray:
     (n,) ndarray
         [N·m·s or N·s].
     """
-    mass = pin.crba(dm.model, data, q)
-    if dm.rotor_coupling is not None:
-        mass = mass + dm.rotor_coupling
-    return mass @ qd
+    return mass_matrix(dm, data, q) @ qd
 
 
 def momentum_bias(dm: DynamicModel, data: pin.Data, q, qd) -> np.ndarray:

@@ -464,7 +464,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         lost = self.recorder_lost_ns
         if self.watch_recorder and lost is not None and (now - lost) * 1e-9 > RECORDER_GRACE:
             self._fail(f'the recorder is gone ({self.p.recordings_topic} lost its '
-                             'liveliness): nothing would be recorded')
+                       'liveliness): nothing would be recorded')
 
     # --- streaming ------------------------------------------------------------------------
     def _plan_time(self) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from datafiles import write_joint_state_bag
 
-from ident_core.data.coverage import GAP_PERIODS, check_coverage, window_coverage
+from ident_core.data.coverage import COVERAGE_GAP_PERIODS, check_coverage, window_coverage
 from ident_core.data.datasets import load_bag
 from ident_core.errors import DataWarning, InputError
 
@@ -28,7 +28,7 @@ def test_gaps_head_and_tail_in_closed_form():
 
 def test_short_pauses_are_no_gaps():
     t = np.arange(0.0, 10.0, 0.01)
-    t = np.delete(t, np.arange(500, 500 + GAP_PERIODS - 1))      # GAP_PERIODS periods apart
+    t = np.delete(t, np.arange(500, 500 + COVERAGE_GAP_PERIODS - 1))   # that many periods apart
     assert window_coverage(t, (0.0, t[-1]), period=0.01).gaps == []
 
 

@@ -13,7 +13,7 @@ from ..errors import DataWarning, InputError
 from .timing import nominal_period
 
 #: A stretch without samples longer than this many sample periods is a gap.
-GAP_PERIODS = 10
+COVERAGE_GAP_PERIODS = 10
 #: Default smallest fraction of the window a recording must cover to be identified.
 MIN_COVERAGE = 0.9
 
@@ -28,7 +28,7 @@ class Coverage:
         (start, end) [s], in the time of the stamps.
     gaps : list of (float, float)
         (start [s], length [s]) of every stretch of the window without a sample for more than
-        ``GAP_PERIODS`` sample periods, including an empty head or tail.
+        ``COVERAGE_GAP_PERIODS`` sample periods, including an empty head or tail.
     """
 
     window: tuple[float, float]
@@ -82,7 +82,7 @@ def window_coverage(stamps: np.ndarray, window: tuple[float, float],
     period = period or nominal_period(stamps)
     edges = np.concatenate([[start], inside, [end]])
     lengths = np.diff(edges)
-    long = np.flatnonzero(lengths > GAP_PERIODS * period)
+    long = np.flatnonzero(lengths > COVERAGE_GAP_PERIODS * period)
     return Coverage((start, end), [(float(edges[k]), float(lengths[k])) for k in long])
 
 

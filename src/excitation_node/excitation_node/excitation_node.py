@@ -35,12 +35,14 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import rclpy
 from pydantic import Field, NonNegativeFloat, PositiveFloat
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
 from rclpy.event_handler import SubscriptionEventCallbacks
-from rclpy.qos import qos_profile_sensor_data
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
@@ -69,6 +71,10 @@ from ident_ros.worker import failure_message, in_thread, with_timeout
 LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
+# The watch takes the newest joint_states only, when it looks (a callback per 1 kHz sample
+# would rebuild this node's wait set a thousand times a second).
+LATEST_ONLY_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
+                             reliability=ReliabilityPolicy.BEST_EFFORT)
 RECORDER_GRACE = 1.0        # s the recorder's liveliness may stay lost before the goal fails
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
 
@@ -172,8 +178,14 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.tracking_limit = per_joint(p.tracking_error_limit, self.robot.n,
                                         'tracking_error_limit')
-        self.measured: tuple | None = None    # (receive time, stamp [ns], positions)
+        self.measured: tuple | None = None    # (time taken, stamp [ns], positions)
         self.state_sub = None
+        # joint_states are taken by a node of their own, spun only by the watch timer
+        # (not the process's arguments: a launch file's __node remap would name it like this one)
+        self.state_node = rclpy.create_node('_excitation_node_watch', context=self.context,
+                                            use_global_arguments=False)
+        self.state_executor = SingleThreadedExecutor(context=self.context)
+        self.state_executor.add_node(self.state_node)
         self.recorder_alive = False
         self.recorder_lost_ns: int | None = None
         self.create_subscription(
@@ -230,7 +242,7 @@ class ExcitationNode(lifecycle.GracefulNode):
             self.motion, self.goal, self.busy = None, None, False
             self.watchdog, self.watch_recorder = None, False
             if self.state_sub is not None:
-                self.destroy_subscription(self.state_sub)
+                self.state_node.destroy_subscription(self.state_sub)
                 self.state_sub = None
 
     async def _run(self, goal_handle):
@@ -404,9 +416,8 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.watch_recorder = recorded
         self.measured = None
         self.watch_since = self.last_watch = self.get_clock().now().nanoseconds
-        self.state_sub = self.create_subscription(
-            JointState, self.p.joint_states_topic, self._on_joint_state,
-            qos_profile_sensor_data)
+        self.state_sub = self.state_node.create_subscription(
+            JointState, self.p.joint_states_topic, self._on_joint_state, LATEST_ONLY_QOS)
 
     def _on_joint_state(self, msg: JointState) -> None:
         stamp = Time.from_msg(msg.header.stamp).nanoseconds
@@ -424,6 +435,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         if late:                 # this node did not run for a while: the messages may be queued
             return
         self._watch_recorder(now)
+        self.state_executor.spin_once(timeout_sec=0.0)       # the newest sample, if any
         received, measured, commanded = self.watch_since, None, None
         if self.measured is not None:
             received, stamp, state = self.measured
@@ -529,6 +541,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         response.success = self.stop_motion('stop service called')
         response.message = 'stopping' if response.success else 'no motion running'
         return response
+
+    def destroy_node(self) -> None:
+        self.state_executor.shutdown(timeout_sec=0.0)
+        self.state_node.destroy_node()
+        super().destroy_node()
 
     def request_shutdown(self) -> None:
         if not self.stop_motion('shutdown'):

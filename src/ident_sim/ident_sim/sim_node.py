@@ -13,7 +13,9 @@ next control period on, as an operator would between two experiments.
 joint for a time, from the next control period on (a contact, for tests of the torque
 estimator); the truth log records it. On SIGINT/SIGTERM it
 keeps running the commanded trajectory until the robot is at rest (at most
-``shutdown_settle_time`` s), as real hardware would, then writes the ground truth.
+``shutdown_settle_time`` s of simulation time after the signal or after the last commanded point,
+whichever is later: a simulator behind the wall clock gets the stop command's points late), as
+real hardware would, then writes the ground truth.
 """
 from __future__ import annotations
 
@@ -62,7 +64,8 @@ class SimNodeParameters(SimulationConfig):
     publish_clock : bool
         Publish ``/clock`` (nodes then use ``use_sim_time``).
     shutdown_settle_time : float
-        Time allowed to come to rest after SIGINT [s].
+        Time allowed to come to rest after SIGINT, or after the last commanded point if that
+        is later [s].
     """
 
     urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required)')
@@ -160,7 +163,9 @@ class SimNode(lifecycle.GracefulNode):
         else:
             self.rest_since = None
         at_rest = self.rest_since is not None and now - self.rest_since >= REST_TIME
-        if at_rest or now >= self.stop_deadline:
+        # a simulator behind the wall clock reaches the commanded stop later than the signal
+        deadline = max(self.stop_deadline, self.buffer.end_time + self.settle_time)
+        if at_rest or now >= deadline:
             if not at_rest:
                 self.get_logger().warning(f'robot not at rest {self.settle_time:g} s after the '
                                           'shutdown request')

@@ -82,6 +82,12 @@ class TrajectoryBuffer:
         self._end = pos[-1].copy()
         return True
 
+    @property
+    def end_time(self) -> float:
+        """Time of the last point [s] (the desired state is at rest after it); -inf before any
+        trajectory."""
+        return self._last_time
+
     def sample(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The desired state at a time.
 

@@ -17,9 +17,9 @@ def _reliable(depth: int, latched: bool) -> QoSProfile:
                       reliability=ReliabilityPolicy.RELIABLE, durability=durability)
 
 
-#: ``joint_states`` at 1 kHz: reliable so that a recorder gets every sample, deep enough for
-#: bursts of a late executor.
-JOINT_STATES_QOS = _reliable(depth=1000, latched=False)
+#: ``joint_states`` at 1 kHz: reliable so that a recorder gets every sample, deep enough (5 s)
+#: for a subscriber starved by a busy machine (at 1 s, a recorder lost bursts of samples).
+JOINT_STATES_QOS = _reliable(depth=5000, latched=False)
 #: Descriptions and results that late joiners must still get (latched).
 LATCHED_QOS = _reliable(depth=1, latched=True)
 #: A latched history: every report of a session, not only the last (recorder reports).

@@ -6,11 +6,12 @@ the open bag unchanged. Interface (node name ``recorder``):
 * subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``ident_ros.qos.JOINT_STATES_QOS``) and
   ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched); the latest excitation message is
   cached and written at the start of every recording, new ones while recording;
-* services ``~/start`` (ident_msgs/StartRecording) and ``~/stop`` (ident_msgs/StopRecording);
-* publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100) when a bag opens and
-  when it is closed; warns when more than ``lost_warning_fraction`` of a recording is lost time
-  (gaps: a stream that stopped or started late) or of its expected samples is missing (a
-  publisher slower than the nominal period);
+* services ``~/start`` (ident_msgs/StartRecording; answers once the first joint_states sample is
+  in the bag, or after ``stream_wait``) and ``~/stop`` (ident_msgs/StopRecording);
+* publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100, 1 s liveliness lease)
+  when a bag opens and when it is closed; warns when more than ``lost_warning_fraction`` of a
+  recording is lost time (gaps: a stream that stopped or started late) or of its expected
+  samples is missing (a publisher slower than the nominal period);
 * on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0;
 * writes the samples it holds to the file at least every ``flush_period`` (a timer, for a
   stream that stops), so a SIGKILL loses at most that much;
@@ -27,7 +28,9 @@ import sys
 import time
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, PositiveFloat
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.task import Future
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
@@ -37,6 +40,7 @@ from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import StartRecording, StopRecording
 from ident_ros import lifecycle, qos
 from ident_ros.parameters import declare_parameters
+from ident_ros.worker import with_timeout
 
 from .bag_recorder import (
     BagRecorder,
@@ -66,6 +70,11 @@ class RecorderParameters(RecordingConfig):
         Experiment name of the autostarted bag.
     repair_damaged : bool
         At start, repair the bags in ``output_dir`` that a killed recorder left unfinished.
+    stream_wait : float
+        ``~/start`` answers once the first joint_states sample is in the bag, or after this
+        long [s] (its message then says that none arrived): a motion started on the answer is
+        recorded from its beginning even when this recorder's subscription is still being
+        matched with the publisher (discovery takes seconds on a busy machine).
     """
 
     output_dir: str = Field('recordings', description='folder of the bags (created if missing)')
@@ -74,6 +83,8 @@ class RecorderParameters(RecordingConfig):
                                       description='experiment name of the autostarted bag')
     repair_damaged: bool = Field(True, description='at start, repair the unfinished bags a '
                                  'killed recorder left in output_dir')
+    stream_wait: PositiveFloat = Field(3.0, description='s ~/start waits for the first '
+                                          'joint_states sample before it answers')
 
 
 class RecorderNode(lifecycle.GracefulNode):
@@ -89,6 +100,7 @@ class RecorderNode(lifecycle.GracefulNode):
         p = declare_parameters(self, RecorderParameters)
         self.options = p.model_dump(include=set(RecordingConfig.model_fields))
         self.lost_warning_fraction = p.lost_warning_fraction
+        self.stream_wait = p.stream_wait
         self.output_dir = Path(p.output_dir).expanduser().absolute()
         self.joint_states_topic = p.joint_states_topic
         self.excitation_topic = p.excitation_topic
@@ -108,13 +120,16 @@ class RecorderNode(lifecycle.GracefulNode):
         self._sim_time = self.get_parameter('use_sim_time').value
         self._info_pub = self.create_publisher(RecordingInfo, '~/recordings',
                                                 qos.RECORDER_STATUS_QOS)
+        # the start service awaits the first sample, which this subscription delivers meanwhile
+        group = ReentrantCallbackGroup()
+        self._first_sample: Future | None = None
         self._js_sub = self.create_subscription(
             JointState, self.joint_states_topic, self._on_joint_state, qos.JOINT_STATES_QOS,
-            raw=True)
+            raw=True, callback_group=group)
         self._ex_sub = self.create_subscription(
             ExcitationTrajectory, self.excitation_topic, self._on_excitation,
             qos.LATCHED_QOS, raw=True)
-        self.create_service(StartRecording, '~/start', self._on_start)
+        self.create_service(StartRecording, '~/start', self._on_start, callback_group=group)
         self.create_service(StopRecording, '~/stop', self._on_stop)
         self.create_timer(p.flush_period, self._on_flush_timer)
         self.get_logger().info(f'ready: {self.joint_states_topic} and {self.excitation_topic} '
@@ -218,8 +233,12 @@ class RecorderNode(lifecycle.GracefulNode):
             bag.write_joint_state(raw, self._now_ns())
         except ValueError as exc:           # not a JointState: skipped, not written
             self.get_logger().warning(str(exc), throttle_duration_sec=5.0)
+            return
         except Exception as exc:            # e.g. disk full: finish what can be finished
             self._fail(exc)
+            return
+        if self._first_sample is not None and not self._first_sample.done():
+            self._first_sample.set_result(None)
 
     def _on_flush_timer(self) -> None:
         bag = self._bag
@@ -275,7 +294,8 @@ class RecorderNode(lifecycle.GracefulNode):
         except Exception:   # already logged by stop()
             pass
 
-    def _on_start(self, request, response):
+    async def _on_start(self, request, response):
+        self._first_sample = Future()
         try:
             bag = self.start(request.experiment)
         except (RuntimeError, ValueError, OSError) as exc:
@@ -283,6 +303,13 @@ class RecorderNode(lifecycle.GracefulNode):
             self.get_logger().warning(f'start refused: {exc}')
             return response
         response.success, response.message, response.path = True, '', str(bag.path)
+        try:
+            await with_timeout(self, self._first_sample, self.stream_wait,
+                               f'no {self.joint_states_topic} sample within '
+                               f'{self.stream_wait:g} s of the start')
+        except RuntimeError as exc:
+            response.message = str(exc)
+            self.get_logger().warning(response.message)
         return response
 
     def _on_stop(self, _request, response):

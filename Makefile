@@ -20,12 +20,19 @@ test: setup
 	$(ENV) ruff check . && python -m pytest -q src/*/test tests
 
 # The main job: the ROS 2 graph on the simulated 6-axis arm (excitation -> recording ->
-# identification -> validation), results in output/demo/.
+# identification -> validation), results in output/demo/; then the torque estimates of the
+# validation run against the simulator's true torques (TORQUES.csv) and the report of it all
+# (output/demo/report/index.html).
 demo: setup demo-sim
 
 demo-sim:
 	$(ENV) ROS_DOMAIN_ID=$${ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))} \
 	    ident_launch ident_bringup sim.launch.yaml demo:=true output_dir:=output/demo
+	$(ENV) robot-ident estimate-torque --model output/demo/RESULT.yaml \
+	    --data "$$(ls -d output/demo/bags/validation_* | tail -n 1)" \
+	    --truth output/demo/ground_truth --out output/demo/TORQUES.csv
+	$(ENV) robot-ident report --model output/demo/RESULT.yaml --torques output/demo/TORQUES.csv \
+	    --out output/demo/report
 
 # The same graph on the simulated SCARA of scara_kalman_torque_estimation_2018
 # (config/scara_3dof/: the paper's excitation, N = 6, wf = 2π·0.08 rad/s); the torque

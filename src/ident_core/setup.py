@@ -11,7 +11,7 @@ setup(
         ('share/' + package_name, ['package.xml']),
     ],
     install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML', 'pydantic', 'pin', 'rosbags',
-                      'tqdm', 'cvxpy', 'clarabel', 'threadpoolctl'],
+                      'tqdm', 'cvxpy', 'clarabel', 'threadpoolctl', 'matplotlib'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='robot-ident maintainers',

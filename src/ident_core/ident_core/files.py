@@ -149,6 +149,37 @@ def check_output(path: str | Path, option: str) -> Path:
     return path
 
 
+def check_output_dir(path: str | Path, option: str) -> Path:
+    """Check before any work that files can be written into a folder an option names.
+
+    Parameters
+    ----------
+    path : str or Path
+        The folder (created when the first file is written).
+    option : str
+        The option naming it, for the message (``--report``).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    InputError
+        If it, or a part of it, is a file, or the nearest existing folder is not writable.
+    """
+    path = Path(path)
+    folder = path
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f'{option} {path}: {folder} is a file, not a folder')
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f'{option} {path}: folder {folder} is not writable')
+    return path
+
+
 def write_atomic(path: str | Path, content: str | bytes) -> Path:
     """Write a file through a temporary file in the same folder and a rename.
 

@@ -204,11 +204,17 @@ def test_friction_cli(arm, limits, tmp_path, capsys):
     npz = write_npz(tmp_path / 'jointwise.npz', jointwise_dataset(arm, limits, rate=500.0))
     out = tmp_path / 'FRICTION.yaml'
     assert main(['friction', '--urdf', str(ARM6), '--data', str(npz), '--friction-model',
-                 'all', '--out', str(out)]) == 0
+                 'all', '--out', str(out), '--report', str(tmp_path / 'report')]) == 0
     text = capsys.readouterr().out
     assert 'improved-stribeck' in text and 'selected' in text
     assert read_friction(out).joints[arm.joint_names[0]].parameters['fs'] == pytest.approx(
         23.19, rel=0.05)
+    # the report: the selected model per joint, one figure of curves and samples
+    page = (tmp_path / 'report' / 'index.html').read_text()
+    assert f'<td class="text">{arm.joint_names[0]}</td><td class="text">improved-stribeck' \
+        in page
+    assert page.count('<img src="data:image/png;base64,') == 1
+    assert 'samples not shown' not in page
     assert main(['friction', '--urdf', str(ARM6), '--data', str(npz), '--fix', 'delta',
                  '--out', str(out)]) == 2
     assert '--fix delta' in capsys.readouterr().err

@@ -246,9 +246,11 @@ def test_cli_writes_payload_yaml_and_urdf(robot, runs, phi, tmp_path, capsys):
     out, urdf = tmp_path / 'PAYLOAD.yaml', tmp_path / 'with_payload.urdf'
     code = main(['payload', '--urdf', str(ARM6), '--unloaded', str(files['unloaded']),
                  '--loaded', str(files['same']), '--frame', FRAME, '--out', str(out),
-                 '--export-urdf', str(urdf)])
+                 '--export-urdf', str(urdf), '--report', str(tmp_path / 'report')])
     printed = capsys.readouterr().out
     assert code == 0, printed
+    page = (tmp_path / 'report' / 'index.html').read_text()
+    assert f'<p>{MASS:.4g} kg' in page and page.count('<img src="data:image/png') == 1
     content = read_payload(out)
     assert content.selected == 'global' and content.frame == FRAME
     assert set(content.methods) == {'global', 'torque-difference', 'parameter-difference'}

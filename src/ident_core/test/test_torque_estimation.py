@@ -423,3 +423,32 @@ def test_estimate_torque_bad_input(case, csv_case, tmp_path, capsys):
         fragments = ('observer_gain',)
     assert_one_line_error(rc, capsys, *fragments)
     assert not (tmp_path / 'TORQUES.csv').exists()
+
+
+def test_estimate_torque_adds_the_simulators_true_torques(make_synthetic, tmp_path, capsys):
+    """``--truth``: the true torques of a simulator's truth log (joints in another order),
+    matched by header stamp, become the true_<joint> columns; a recording without stamps is
+    refused."""
+    import datafiles
+
+    from ident_core.sim.simulator import GROUND_TRUTH_FORMAT
+
+    dataset = make_synthetic()
+    bag = datafiles.write_joint_state_bag(tmp_path / 'bag', dataset)
+    truth = tmp_path / 'ground_truth'
+    truth.mkdir()
+    (truth / 'ground_truth.yaml').write_text(f'format: {GROUND_TRUTH_FORMAT}\n')
+    offsets = np.arange(1.0, N + 1)                              # true = measured + offset
+    order = np.arange(N)[::-1]
+    np.savez(truth / 'truth_log.npz', stamp_ns=1_700_000_000 * 10**9 + np.round(
+        dataset.t * 1e9).astype(np.int64), torque=(dataset.effort + offsets)[:, order],
+             joint_names=np.array(dataset.joint_names)[order])
+    assert estimate_cli(bag, tmp_path, '--method', 'mean5', '--truth', truth) == 0
+    table = np.genfromtxt(tmp_path / 'TORQUES.csv', delimiter=',', names=True)
+    for j, name in enumerate(dataset.joint_names):
+        np.testing.assert_allclose(table[f'true_{name}'] - table[f'measured_{name}'],
+                                   offsets[j], atol=1e-6)
+    capsys.readouterr()
+    assert estimate_cli(datafiles.write_npz(tmp_path / 'd.npz', dataset), tmp_path, '--truth',
+                        truth) == 2
+    assert 'is not a rosbag2' in capsys.readouterr().err

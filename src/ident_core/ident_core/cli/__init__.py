@@ -13,6 +13,10 @@
     robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
                                 --data D [--reference TRAJ.yaml] [--method M] --out TORQUES.csv
     robot-ident repair-bag BAG [BAG ...]
+    robot-ident report [--model RESULT.yaml] [--payload PAYLOAD.yaml] [--friction FRICTION.yaml]
+                       [--torques TORQUES.csv] --out DIR
+
+``identify``, ``payload`` and ``friction`` take ``--report DIR``: the report of what they wrote.
 
 The verbs that read recordings take ``--recover``: a rosbag2 that a killed recorder left
 unfinished is read up to its damage (with a warning) instead of refused.
@@ -33,6 +37,8 @@ from ..threads import limit_blas_threads
 
 #: Options that name a file a verb writes: checked before any work.
 OUTPUTS = {'out': '--out', 'csv': '--csv', 'export_urdf': '--export-urdf'}
+#: Options that name a folder a verb writes into: checked before any work.
+OUTPUT_DIRS = {'out_dir': '--out', 'report': '--report'}
 
 VERBS = {
     'identify': 'identify base parameters, friction and rotor inertia from recordings',
@@ -43,6 +49,7 @@ VERBS = {
     'friction': 'identify Coulomb-viscous and (improved) Stribeck friction per joint',
     'estimate-torque': 'filter joint torques with a dynamic model, estimate external torques',
     'repair-bag': 'make rosbag2 recordings a killed recorder left unfinished readable again',
+    'report': 'write an HTML report of an identification, payload, friction or torque estimate',
 }
 
 
@@ -110,13 +117,17 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Every output file the command names can be written (``files.check_output``); a name
-    template (``{joint}``) is checked by its folder."""
-    from ..files import check_output
+    template (``{joint}``) is checked by its folder; so can every output folder."""
+    from ..files import check_output, check_output_dir
 
     for attribute, option in OUTPUTS.items():
         value = getattr(args, attribute, None)
         if value:
             check_output(value.replace('{joint}', 'joint'), option)
+    for attribute, option in OUTPUT_DIRS.items():
+        value = getattr(args, attribute, None)
+        if value:
+            check_output_dir(value, option)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -9,23 +9,26 @@ torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
 from __future__ import annotations
 
 import argparse
-import io
 from pathlib import Path
 
 import numpy as np
 
 from ..data.datasets import BAG_SUFFIXES, load_bag, load_dataset
-from ..data.readers import excitation_window
+from ..data.readers import EXCITATION_TOPIC, excitation_window
 from ..errors import InputError
 from ..excitation.fourier import load_trajectory
 from ..files import read_yaml, write_atomic
 from ..schema import parse
+from ..sim.evaluation import true_torques
 from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
 from ..torque_estimation.dynamics import load_dynamic_model
-from ..torque_estimation.offline import TorqueEstimates, estimate_torques, fourier_reference
+from ..torque_estimation.offline import (
+    TorqueEstimates,
+    estimate_torques,
+    fourier_reference,
+    torques_csv,
+)
 from .repair_bag import RECOVER_HELP
-
-EXCITATION_TOPIC = '/excitation_node/trajectory'
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,6 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--method', choices=METHODS, help='estimation method (default kalman)')
     p.add_argument('--config', metavar='CONFIG.yaml', help='settings (TorqueEstimatorConfig: '
                    'covariances, observer gain, collision thresholds)')
+    p.add_argument('--truth', metavar='DIR', help="a simulator's ground-truth folder "
+                   '(ground_truth.yaml, truth_log.npz; the recording a rosbag2 of that run): '
+                   'adds the true torques to the CSV')
     p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
     p.add_argument('--ignore-urdf-change', action='store_true',
@@ -63,8 +69,10 @@ def _run(args: argparse.Namespace) -> int:
     """Estimate, print a summary, write the CSV; 0."""
     config = _config(args)
     dm = load_dynamic_model(args.model, args.urdf, args.payload, args.ignore_urdf_change)
-    dataset, reference = _data(args, dm.robot.joint_names)
+    dataset, stamps, reference = _data(args, dm.robot.joint_names)
     result = estimate_torques(dm, dataset, config, reference)
+    if args.truth:
+        result.true = true_torques(dataset, stamps, args.truth, dm.robot)[result.rows]
     print_summary(result)
     out = write_atomic(args.out, torques_csv(result))
     print(f'torques written to {out}')
@@ -81,15 +89,19 @@ def _config(args) -> TorqueEstimatorConfig:
 
 
 def _data(args, joints: list[str]):
-    """The recording, and the reference function (or None)."""
+    """The recording, its absolute stamps (a rosbag2; else None), and the reference function
+    (or None)."""
     path = Path(args.data)
     bag = path.is_dir() or path.suffix in BAG_SUFFIXES
     if bag:
         dataset, stamps = load_bag(path, recover=args.recover)
     else:
-        dataset = load_dataset(path, joints, recover=args.recover)
+        dataset, stamps = load_dataset(path, joints, recover=args.recover), None
+    if args.truth and stamps is None:
+        raise InputError(f'--truth: {path} is not a rosbag2 (the ground truth is matched by '
+                         'header stamps)')
     if args.reference is None:
-        return dataset, None
+        return dataset, stamps, None
     start = args.reference_start
     if start is None:
         window = excitation_window(path, EXCITATION_TOPIC, recover=args.recover) if bag \
@@ -99,7 +111,7 @@ def _data(args, joints: list[str]):
                              f' in {path}; it holds no {EXCITATION_TOPIC} message)')
         start = window[0] - (stamps[0] - dataset.t[0])
     trajectory = load_trajectory(args.reference)
-    return dataset, fourier_reference(trajectory, joints, start)
+    return dataset, stamps, fourier_reference(trajectory, joints, start)
 
 
 def print_summary(result: TorqueEstimates) -> None:
@@ -121,24 +133,3 @@ def print_summary(result: TorqueEstimates) -> None:
     for c in result.collisions:
         print(f'collision on {result.joint_names[c.joint]} at t = {c.time:.4f} s (from '
               f'{c.onset:.4f} s): external torque {c.external_torque:.3g}')
-
-
-def torques_csv(result: TorqueEstimates) -> str:
-    """TORQUES.csv: time, then measured, filtered and external torque per joint.
-
-    Parameters
-    ----------
-    result : TorqueEstimates
-
-    Returns
-    -------
-    str
-        The CSV text (header ``t,measured_<joint>...,filtered_<joint>...,external_<joint>...``).
-    """
-    header = ['t'] + [f'{kind}_{j}' for kind in ('measured', 'filtered', 'external')
-                      for j in result.joint_names]
-    buffer = io.StringIO()
-    np.savetxt(buffer, np.column_stack([result.t, result.measured, result.filtered,
-                                        result.external]),
-               delimiter=',', header=','.join(header), comments='', fmt='%.9g')
-    return buffer.getvalue()

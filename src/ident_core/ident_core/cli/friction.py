@@ -21,6 +21,7 @@ from ..friction.results import friction_file, write_friction
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
 from .repair_bag import RECOVER_HELP
+from .report import REPORT_HELP, report_after
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,6 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--seed', type=int, default=0, help='seed of the GA and SA-GA')
     p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     p.add_argument('--out', required=True, metavar='FRICTION.yaml')
+    p.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     p.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
     p.set_defaults(run=_run)
@@ -81,6 +83,8 @@ def _run(args: argparse.Namespace) -> int:
     print_tables(result)
     out = write_friction(args.out, friction_file(result, config))
     print(f'\nfriction written to {out}')
+    report_after(args.report, friction=out, urdf=args.urdf,
+                 ignore_urdf_change=args.ignore_urdf_change, recover=args.recover)
     return 0
 
 

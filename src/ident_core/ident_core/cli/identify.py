@@ -15,6 +15,7 @@ from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot
 from .repair_bag import RECOVER_HELP
+from .report import REPORT_HELP, report_after
 from .validate import print_validation
 
 NAME_WIDTH = 56
@@ -69,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='pc-wls: centres of mass inside the collision geometry boxes')
     parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
+    parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.set_defaults(run=_run)
 
 
@@ -125,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
     if reports:
         print_validation(reports)
     print(f'\nresult written to {out}')
+    report_after(args.report, model=out, recover=args.recover)
     return 0
 
 

@@ -21,6 +21,7 @@ from ..payload.methods import METHODS, PayloadConfig
 from ..payload.results import PayloadData, payload_file, read_payload, write_payload
 from .identify import config_from_args
 from .repair_bag import RECOVER_HELP
+from .report import REPORT_HELP, report_after
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='parallel decimation factor (default 0: automatic)')
     parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
+    parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.add_argument('--export-urdf', metavar='ROBOT.urdf',
                         help='write the URDF with the payload as a fixed link')
     parser.add_argument('--from', dest='from_file', metavar='PAYLOAD.yaml',
@@ -97,6 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.export_urdf:
         print(_export(robot, content, args.export_urdf, str(out)))
     print(f'\npayload written to {out}')
+    report_after(args.report, payload=out)
     return 0
 
 

@@ -17,6 +17,8 @@ from ..errors import InputError
 from ..files import check_readable
 from . import bag_repair
 
+#: Topic of the excitation node's ``ident_msgs/msg/ExcitationTrajectory`` descriptions.
+EXCITATION_TOPIC = '/excitation_node/trajectory'
 #: Bytes of CSV text parsed at a time (the block takes about ten times that while parsed).
 CSV_BLOCK_BYTES = 1 << 20
 

@@ -165,7 +165,7 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
         if o not in OPTIMIZERS:
             raise InputError(f'friction optimizer {o!r} unknown (choose from '
                              f'{", ".join(OPTIMIZERS)})')
-    samples = _samples(robot, datasets, rigid, config)
+    samples = collect_samples(robot, datasets, rigid, config)
     joints = list(joints or samples)
     for j in joints:
         robot.joint_index(j, 'friction')
@@ -196,7 +196,31 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
     return out
 
 
-def _samples(robot, datasets, rigid, config):
+def collect_samples(robot: RobotModel, datasets: Sequence[Dataset], rigid: RigidBodyModel,
+                    config: FrictionConfig) -> dict[str, FrictionSamples]:
+    """The friction samples of every actuator that moves in the recordings.
+
+    Parameters
+    ----------
+    robot : RobotModel
+        The robot.
+    datasets : sequence of Dataset
+        The recordings.
+    rigid : RigidBodyModel
+        Rigid-body model whose torque is subtracted.
+    config : FrictionConfig
+        Preprocessing and standstill settings.
+
+    Returns
+    -------
+    dict of str to FrictionSamples
+        Per actuator (joint name), the recordings merged.
+
+    Raises
+    ------
+    InputError
+        For bad data (``friction_samples``).
+    """
     pieces = {}
     for d in datasets:
         for name, s in friction_samples(robot, d, rigid, config.preprocessing(d),
@@ -227,7 +251,7 @@ def validation_rss(robot: RobotModel, datasets: Sequence[Dataset], rigid: RigidB
     dict of str to dict of str to float
         ``[joint][model]`` [(N·m)²]; joints that do not move in the recordings are absent.
     """
-    samples = _samples(robot, datasets, rigid, config)
+    samples = collect_samples(robot, datasets, rigid, config)
     out = {}
     for j, by_model in fits.items():
         if j not in samples:

@@ -14,6 +14,7 @@ from ..data.datasets import Dataset, load_bag
 from ..errors import InputError
 from ..estimation.identification import IdentifiedModel, validate
 from ..files import read_yaml
+from ..model.robot import RobotModel
 from .simulator import GROUND_TRUTH_FORMAT
 
 #: Friction parameters judged together against the truth (issue 12's goals: 2 % and 10 %).
@@ -193,6 +194,35 @@ def noise_free_dataset(dataset: Dataset, stamps: np.ndarray, truth: GroundTruth)
     idx = [names.index(j) for j in dataset.joint_names]
     torque = log['torque'][k][:, idx]
     return replace(dataset, source=f'{dataset.source} (noise-free torque)', effort=torque)
+
+
+def true_torques(dataset: Dataset, stamps: np.ndarray, directory: str | Path,
+                 robot: RobotModel) -> np.ndarray:
+    """The simulator's noise-free joint torques at every sample of a recording of its run.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A recording of the simulated robot.
+    stamps : (N,) ndarray
+        Absolute header stamps of its samples [s].
+    directory : str or Path
+        The simulator's ground-truth folder (``load_ground_truth``).
+    robot : RobotModel
+        The model whose joint order the columns follow.
+
+    Returns
+    -------
+    (N, n) ndarray
+        [N·m or N].
+
+    Raises
+    ------
+    InputError
+        As ``load_ground_truth`` and ``noise_free_dataset``.
+    """
+    truth = load_ground_truth(directory)
+    return noise_free_dataset(dataset, stamps, truth).aligned(robot).effort
 
 
 def validate_bag_noise_free(model: IdentifiedModel, bag: str | Path, truth: GroundTruth,

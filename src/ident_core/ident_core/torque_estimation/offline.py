@@ -2,6 +2,7 @@
 (docs/methods.md §12)."""
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -43,6 +44,10 @@ class TorqueEstimates:
         Rows left out because their stamp repeated the previous one.
     noise : dict of str to list of float
         Kalman filter with estimated covariances: the final ``W`` and ``V`` per joint.
+    rows : (M,) ndarray of int or None
+        Rows of the recording the samples come from.
+    true : (M, n) ndarray or None
+        True joint torques, when known (a simulated robot: ``sim.evaluation``).
     """
 
     source: str
@@ -55,6 +60,8 @@ class TorqueEstimates:
     collisions: list[Collision] = field(default_factory=list)
     repeats: int = 0
     noise: dict = field(default_factory=dict)
+    rows: np.ndarray | None = None
+    true: np.ndarray | None = None
 
 
 def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimatorConfig,
@@ -109,7 +116,32 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
         noise = {'process_noise': w.tolist(), 'measurement_noise': v.tolist()}
     return TorqueEstimates(data.source, config.method, list(dm.robot.joint_names),
                            data.t[rows], data.effort[rows], np.array(filtered),
-                           np.array(external), collisions, estimator.repeats, noise)
+                           np.array(external), collisions, estimator.repeats, noise,
+                           np.array(rows, dtype=int))
+
+
+def torques_csv(result: TorqueEstimates) -> str:
+    """TORQUES.csv: time, then measured, filtered, external (and true) torque per joint.
+
+    Parameters
+    ----------
+    result : TorqueEstimates
+
+    Returns
+    -------
+    str
+        The CSV text (header ``t,measured_<joint>...,filtered_<joint>...,external_<joint>...``,
+        then ``true_<joint>...`` when ``result.true`` is known).
+    """
+    kinds = [('measured', result.measured), ('filtered', result.filtered),
+             ('external', result.external)]
+    if result.true is not None:
+        kinds.append(('true', result.true))
+    header = ['t'] + [f'{kind}_{j}' for kind, _ in kinds for j in result.joint_names]
+    buffer = io.StringIO()
+    np.savetxt(buffer, np.column_stack([result.t] + [x for _, x in kinds]), delimiter=',',
+               header=','.join(header), comments='', fmt='%.9g')
+    return buffer.getvalue()
 
 
 def fourier_reference(trajectory: FourierTrajectory, joint_names: list[str], start: float,

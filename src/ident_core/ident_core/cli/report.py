@@ -1,0 +1,69 @@
+"""``robot-ident report``: a self-contained HTML report (``DIR/index.html``) of an identified
+model, a payload, friction or torque estimates (``report.write_report``; matplotlib is imported
+only when a report is written)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .repair_bag import RECOVER_HELP
+
+#: Help of the ``--report`` option of identify, payload and friction.
+REPORT_HELP = 'also write the HTML report of the result into this folder (DIR/index.html)'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``report``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The sub-parser of ``report``; its ``run`` default is set.
+    """
+    parser.add_argument('--model', metavar='RESULT.yaml', help='identified model (torques on '
+                        'its recordings, parameters, excitation)')
+    parser.add_argument('--payload', metavar='PAYLOAD.yaml', help='identified payload')
+    parser.add_argument('--friction', metavar='FRICTION.yaml', help='identified friction')
+    parser.add_argument('--torques', metavar='TORQUES.csv', help='torque estimates '
+                        '(estimate-torque; true_<joint> columns are drawn when present)')
+    parser.add_argument('--urdf', help='use this URDF instead of the one the files name')
+    parser.add_argument('--ignore-urdf-change', action='store_true',
+                        help='use a URDF that differs from the one RESULT.yaml was identified with')
+    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    parser.add_argument('--out', dest='out_dir', required=True, metavar='DIR',
+                        help='folder of the report (index.html)')
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Write the report, print its path; 0 (errors raise)."""
+    from ..report.page import ReportInputs, write_report
+
+    inputs = ReportInputs(args.model, args.payload, args.friction, args.torques, args.urdf,
+                          args.ignore_urdf_change, args.recover)
+    page = write_report(args.out_dir, inputs, progress=_progress)
+    print(f'report written to {page}')
+    return 0
+
+
+def report_after(folder: str | None, **files) -> None:
+    """The ``--report DIR`` of identify, payload and friction: the report of the files just
+    written.
+
+    Parameters
+    ----------
+    folder : str or None
+        The report folder; None: no report.
+    **files
+        ``ReportInputs`` fields (``model=``, ``payload=``...).
+    """
+    if folder:
+        from ..report.page import ReportInputs, write_report
+
+        page = write_report(folder, ReportInputs(**files), progress=_progress)
+        print(f'report written to {page}')
+
+
+def _progress(line: str) -> None:
+    if sys.stderr.isatty():
+        print(f'report: {line}', file=sys.stderr)

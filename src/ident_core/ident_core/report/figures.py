@@ -1,0 +1,116 @@
+"""What every report figure shares: the Agg backend, sizes, colours, PNG data URIs."""
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib
+
+matplotlib.use('Agg')
+import matplotlib.pyplot as plt
+import numpy as np
+
+#: Most points drawn per line; longer signals are thinned by striding (the figure cannot show
+#: more at its width, and drawing them costs seconds per figure).
+MAX_POINTS = 4000
+#: Dots per inch of the PNG images.
+DPI = 90
+#: Colours of the quantities, the same in every figure.
+COLOURS = {'measured': '0.55', 'identified': 'tab:blue', 'urdf': 'tab:orange',
+           'true': 'black', 'filtered': 'tab:blue', 'limit': 'tab:red'}
+#: Colours of the trust classes (``parameters.trust``).
+TRUST_COLOURS = {'trusted': 'tab:green', 'uncertain': 'tab:orange', 'poor': 'tab:red'}
+
+
+def stride(length: int, max_points: int = MAX_POINTS) -> slice:
+    """The slice that thins a signal to at most ``max_points`` samples.
+
+    Parameters
+    ----------
+    length : int
+        Samples of the signal.
+    max_points : int
+        Most samples kept.
+
+    Returns
+    -------
+    slice
+        ``slice(None, None, k)`` with the smallest such ``k``.
+    """
+    return slice(None, None, max(1, -(-length // max_points)))
+
+
+def joint_figure(rows: int, columns: int = 1, row_height: float = 1.9,
+                 width: float = 11.0, sharex: str | bool = 'col', **kwargs):
+    """A figure of one row of axes per joint, by default sharing the x axis within a column.
+
+    Parameters
+    ----------
+    rows, columns : int
+        Grid of axes.
+    row_height, width : float
+        [inch].
+    sharex : str or bool
+        As in ``matplotlib.pyplot.subplots``.
+    **kwargs
+        Passed to ``matplotlib.pyplot.subplots``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : (rows, columns) ndarray of Axes
+    """
+    fig, axes = plt.subplots(rows, columns, figsize=(width, 0.8 + row_height * rows),
+                             squeeze=False, sharex=sharex, **kwargs)
+    return fig, axes
+
+
+def png_data_uri(fig) -> str:
+    """Render a figure to a PNG ``data:`` URI and close it.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    str
+        ``data:image/png;base64,...``.
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format='png', dpi=DPI, bbox_inches='tight')
+    plt.close(fig)
+    return 'data:image/png;base64,' + base64.b64encode(buffer.getvalue()).decode('ascii')
+
+
+def new_figure(width: float, height: float, **kwargs):
+    """A figure with one set of axes (or a 3-D one: ``subplot_kw={'projection': '3d'}``).
+
+    Parameters
+    ----------
+    width, height : float
+        [inch].
+    **kwargs
+        Passed to ``matplotlib.pyplot.subplots``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    ax : Axes
+    """
+    return plt.subplots(figsize=(width, height), **kwargs)
+
+
+def finite_or_none(values: np.ndarray) -> np.ndarray | None:
+    """An array, or None if it holds no finite value (nothing to draw).
+
+    Parameters
+    ----------
+    values : ndarray
+
+    Returns
+    -------
+    ndarray or None
+    """
+    values = np.asarray(values, dtype=float)
+    return values if np.isfinite(values).any() else None

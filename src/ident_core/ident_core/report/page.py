@@ -1,0 +1,353 @@
+"""``write_report``: the sections of an identification report from its result files."""
+from __future__ import annotations
+
+import datetime
+import re
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..data.datasets import BAG_SUFFIXES, Dataset, load_bag, load_dataset
+from ..data.readers import EXCITATION_TOPIC, excitation_window
+from ..errors import DataWarning, InputError
+from ..estimation.identification import IdentifiedModel
+from ..estimation.results import ValidationEntry, read_result, read_result_file
+from ..files import check_readable, write_atomic
+from ..friction.identify import collect_samples
+from ..friction.results import FrictionFile, read_friction
+from ..friction.samples import RigidBodyModel
+from ..model.robot import load_robot
+from ..payload.results import read_payload
+from . import friction, parameters, payload, torque_estimates, torques
+from .html import Section, Table, render_page
+
+#: The report's file in its folder.
+PAGE = 'index.html'
+#: Source of a part of a recording (``Dataset.split``): ``path[first 70%]``.
+SPLIT_TAG = re.compile(r'(.*)\[(first|last) (\d+)%\]')
+
+
+@dataclass
+class ReportInputs:
+    """The files a report shows; each is optional, at least one is given.
+
+    Parameters
+    ----------
+    model : str or Path, optional
+        RESULT.yaml of ``identify``.
+    payload : str or Path, optional
+        PAYLOAD.yaml of ``payload``.
+    friction : str or Path, optional
+        FRICTION.yaml of ``friction``.
+    torques : str or Path, optional
+        TORQUES.csv of ``estimate-torque`` (``true_<joint>`` columns, if any, are drawn too).
+    urdf : str or Path, optional
+        Use this URDF instead of the one the result files name.
+    ignore_urdf_change : bool
+        Accept a URDF whose content differs from the one RESULT.yaml was identified with.
+    recover : bool
+        Read recordings a killed recorder left unfinished up to the damage.
+    """
+
+    model: str | Path | None = None
+    payload: str | Path | None = None
+    friction: str | Path | None = None
+    torques: str | Path | None = None
+    urdf: str | Path | None = None
+    ignore_urdf_change: bool = False
+    recover: bool = False
+
+
+def write_report(out_dir: str | Path, inputs: ReportInputs,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Write the report of an identification as ``out_dir/index.html``.
+
+    The page holds, for what ``inputs`` names: measured against predicted torque (identified
+    and URDF model) on every identification and validation recording of RESULT.yaml with
+    residual histograms and spectra; the base parameters with their standard deviations
+    coloured by trust, the condition number, the standard parameters per link with their
+    physical consistency; the excitation against the URDF limits; friction curves with their
+    samples; the payload with its uncertainty and a 3-D sketch of its centre of mass; and the
+    torque estimator's filtered against raw (and true) torque. Images are embedded: the page
+    needs no other file and no network. A recording that cannot be found or read is named on
+    the page and in a ``DataWarning``; the rest of the report is written.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        The report's folder (created).
+    inputs : ReportInputs
+        The result files.
+    progress : callable, optional
+        Called with a line before each section.
+
+    Returns
+    -------
+    Path
+        ``out_dir/index.html``.
+
+    Raises
+    ------
+    InputError
+        If no input is given, or an input file is missing or malformed (naming it).
+    """
+    if not any((inputs.model, inputs.payload, inputs.friction, inputs.torques)):
+        raise InputError('report: give at least one of --model, --payload, --friction, '
+                         '--torques')
+    for path in (inputs.model, inputs.payload, inputs.friction, inputs.torques):
+        if path:
+            check_readable(path, 'input')
+    step = progress or (lambda line: None)
+    sections = [_overview(inputs)]
+    title = 'Identification report'
+    if inputs.model:
+        step('identified model')
+        model = read_result(inputs.model, inputs.urdf, inputs.ignore_urdf_change)
+        document = read_result_file(inputs.model)
+        title = f'Identification report: {document.robot.name}'
+        sections += model_sections(model, document.validation, Path(inputs.model).parent,
+                                   inputs.recover, step)
+    if inputs.friction:
+        step('friction')
+        sections.append(friction_section(read_friction(inputs.friction), inputs, step))
+    if inputs.payload:
+        step('payload')
+        sections.append(payload_section(inputs.payload))
+    if inputs.torques:
+        step('torque estimates')
+        sections.append(torque_estimate_section(inputs.torques))
+    out = Path(out_dir) / PAGE
+    return write_atomic(out, render_page(title, sections))
+
+
+def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], folder: Path,
+                   recover: bool = False,
+                   progress: Callable[[str], None] | None = None) -> list[Section]:
+    """The torque, parameter and excitation sections of an identified model.
+
+    Parameters
+    ----------
+    model : IdentifiedModel
+        Read from RESULT.yaml.
+    validation : list of ValidationEntry
+        RESULT.yaml's validations (their recordings are shown as validation sets).
+    folder : Path
+        RESULT.yaml's folder: recordings named relative to it are looked for there too.
+    recover : bool
+        Read unfinished rosbag2 recordings up to the damage.
+    progress : callable, optional
+        Called with a line before each recording.
+
+    Returns
+    -------
+    list of Section
+    """
+    step = progress or (lambda line: None)
+    joints = model.robot.joint_names
+    st = model.stats
+    summary = Section('model', 'Identified model', paragraphs=[
+        f'{model.base.count} base parameters of {model.robot.urdf}, '
+        f'estimator {model.config.estimator}, friction {model.config.friction}, rotor inertia '
+        f'{"yes" if model.config.rotor_inertia else "no"}; {st.get("samples", 0)} samples; '
+        f'condition number of the base regressor {st.get("condition_number", float("nan")):.4g}'
+        f'; relative fit error {st.get("relative_error_percent", float("nan")):.3g} %.'],
+        tables=[_validation_table(validation)])
+    section = Section('torques', 'Measured and predicted torques')
+    excitation = Section('excitation', 'Excitation trajectory')
+    comparisons = []
+    roles = [('identification', s) for s in st.get('data', [])]
+    roles += [('validation', v.data) for v in validation]
+    for role, source in roles:
+        step(f'{role} recording {source}')
+        c = _compare(model, role, source, folder, recover, section.warnings)
+        if c is None:
+            continue
+        comparisons.append(c)
+        section.figures += [torques.torque_figure(c, joints), torques.residual_figure(c, joints)]
+        if role == 'identification':
+            excitation.figures.append(torques.trajectory_figure(
+                c, model.robot.lower, model.robot.upper, model.robot.velocity_limit, joints))
+    if comparisons:
+        section.tables.append(torques.error_table(comparisons, joints))
+    section.paragraphs.append('Grey: measured torque; blue: the identified model; orange '
+                              'dashed: the a-priori URDF model (no friction, no rotor '
+                              'inertia). Both models see the same filtered signals.')
+    params = Section('parameters', 'Parameters', figures=[
+        parameters.base_parameter_figure(model)], tables=[parameters.base_parameter_table(model)],
+        figures_first=True)
+    if model.standard is not None:
+        table, inconsistent = parameters.link_table(model)
+        params.tables.append(table)
+        params.warnings += inconsistent
+    if not excitation.figures:
+        excitation.warnings.append('no identification recording could be read')
+    return [summary, section, params, excitation]
+
+
+def friction_section(content: FrictionFile, inputs: ReportInputs,
+                     progress: Callable[[str], None] | None = None) -> Section:
+    """The friction section: curves with their samples and the selected models.
+
+    Parameters
+    ----------
+    content : FrictionFile
+        FRICTION.yaml.
+    inputs : ReportInputs
+        For the URDF override and ``recover``.
+    progress : callable, optional
+        Called with a line before the samples are computed.
+
+    Returns
+    -------
+    Section
+    """
+    section = Section('friction', 'Friction', tables=[friction.friction_table(content)])
+    samples = {}
+    try:
+        if progress:
+            progress('friction samples')
+        samples = _friction_samples(content, inputs)
+    except InputError as exc:
+        section.warnings.append(f'samples not shown: {exc}')
+        warnings.warn(f'report: friction samples not shown: {exc}', DataWarning, stacklevel=2)
+    section.figures.append(friction.friction_figure(content, samples))
+    section.warnings += [f'{key}: {why}' for key, why in content.failures.items()]
+    return section
+
+
+def payload_section(path: str | Path) -> Section:
+    """The payload section: every method's estimate and the 3-D sketch of the centre of mass.
+
+    Parameters
+    ----------
+    path : str or Path
+        PAYLOAD.yaml.
+
+    Returns
+    -------
+    Section
+
+    Raises
+    ------
+    InputError
+        If the file is not a valid PAYLOAD.yaml.
+    """
+    content = read_payload(path)
+    section = Section('payload', 'Payload', paragraphs=[
+        f'{content.mass:.4g} kg, centre of mass {_vector(content.com)} m in {content.frame} '
+        f'(method {content.selected}).'], tables=[payload.payload_table(content)],
+        figures=[payload.com_figure(content)])
+    section.warnings += [f'{method}: {why}' for method, why in content.failures.items()]
+    return section
+
+
+def torque_estimate_section(path: str | Path) -> Section:
+    """The torque-estimator section: filtered against raw (and true) torque.
+
+    Parameters
+    ----------
+    path : str or Path
+        TORQUES.csv.
+
+    Returns
+    -------
+    Section
+
+    Raises
+    ------
+    InputError
+        If the file is not a valid TORQUES.csv.
+    """
+    log = torque_estimates.read_torques(path)
+    return Section('torque-estimator', 'Torque estimator',
+                   tables=[torque_estimates.torque_estimate_table(log)],
+                   figures=[torque_estimates.torque_estimate_figure(log)])
+
+
+def _overview(inputs: ReportInputs) -> Section:
+    rows = [[kind, str(path)] for kind, path in (
+        ('model', inputs.model), ('payload', inputs.payload), ('friction', inputs.friction),
+        ('torques', inputs.torques)) if path]
+    stamp = datetime.datetime.now().astimezone().isoformat(timespec='seconds')
+    return Section('overview', 'Inputs', paragraphs=[f'Written {stamp} by robot-ident report.'],
+                   tables=[Table(['input', 'file'], rows)])
+
+
+def _validation_table(validation: list[ValidationEntry]) -> Table:
+    rows = [[v.data, v.relative_error_percent, v.nrms_percent, v.absolute_error]
+            for v in validation]
+    return Table(['validation recording', 'rel. error %', 'NRMS %', 'abs. error N·m'], rows,
+                 caption='validation metrics recorded in RESULT.yaml')
+
+
+def _compare(model, role, source, folder, recover, notes):
+    split = SPLIT_TAG.fullmatch(source)
+    path = _locate(split[1] if split else source, folder)
+    if path is None:
+        notes.append(f'{role} recording {source} not found: not shown')
+        warnings.warn(f'report: {role} recording {source} not found', DataWarning,
+                      stacklevel=3)
+        return None
+    try:
+        dataset = load_recording(path, model.robot.joint_names, recover)
+        if split:                   # identify --split: the part of the recording it used
+            share = int(split[3]) / 100
+            dataset = dataset.split(share)[0] if split[2] == 'first' \
+                else dataset.split(1 - share)[1]
+        return torques.compare_torques(model, dataset, role)
+    except InputError as exc:
+        notes.append(f'{role} recording {source} not shown: {exc}')
+        warnings.warn(f'report: {role} recording not shown: {exc}', DataWarning, stacklevel=3)
+        return None
+
+
+def load_recording(path: Path, joints: list[str], recover: bool = False) -> Dataset:
+    """A recording as the identification node reads it: a rosbag2 holding an excitation
+    description is cut to its periodic excitation (``readers.excitation_window``).
+
+    Parameters
+    ----------
+    path : Path
+        Dataset description, ``.npz`` or rosbag2.
+    joints : list of str
+        Default joint order (``load_dataset``).
+    recover : bool
+        Read an unfinished rosbag2 up to its damage.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    InputError
+        For any problem with the recording.
+    """
+    if path.is_dir() or path.suffix in BAG_SUFFIXES:
+        window = excitation_window(path, EXCITATION_TOPIC, recover=recover)
+        return load_bag(path, window=window, recover=recover)[0]
+    return load_dataset(path, joints, recover=recover)
+
+
+def _locate(source: str, folder: Path) -> Path | None:
+    for candidate in (Path(source), folder / source):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _friction_samples(content: FrictionFile, inputs: ReportInputs) -> dict:
+    source = content.rigid_body_model
+    if source.startswith('URDF '):
+        robot = load_robot(inputs.urdf or source[len('URDF '):])
+        rigid = RigidBodyModel.from_urdf(robot)
+    else:
+        model = read_result(source, inputs.urdf, inputs.ignore_urdf_change)
+        robot, rigid = model.robot, RigidBodyModel.from_identified(model, source)
+    data = [load_dataset(p, robot.joint_names, recover=inputs.recover) for p in content.data]
+    return collect_samples(robot, data, rigid, content.config)
+
+
+def _vector(x) -> str:
+    return '(' + ', '.join(f'{v:.4g}' for v in x) + ')'

@@ -1,0 +1,245 @@
+"""Measured against predicted joint torques: the identified model and the a-priori URDF model
+on every identification and validation recording, with residual histograms and spectra."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import signal
+
+from ..data.datasets import Dataset
+from ..estimation.identification import (
+    IdentifiedModel,
+    Processed,
+    preprocess,
+    prior_standard_parameters,
+    regression_data,
+)
+from . import figures
+from .html import Figure, Table
+
+#: Most samples per recording that a report evaluates the regressor at; longer recordings are
+#: decimated (with the identification's anti-alias filter) before.
+MAX_SAMPLES = 20000
+
+
+@dataclass
+class TorqueComparison:
+    """Torques of one recording: measured, predicted by the identified and by the URDF model.
+
+    Parameters
+    ----------
+    source : str
+        The recording.
+    role : str
+        ``identification`` or ``validation``.
+    processed : Processed
+        The preprocessed recording (positions, velocities, accelerations of the excitation).
+    t : (M,) ndarray
+        Time of the compared samples [s].
+    fs : float
+        Their sample rate [Hz].
+    measured, identified, urdf : (M, n) ndarray
+        Joint torques [N·m or N].
+    """
+
+    source: str
+    role: str
+    processed: Processed
+    t: np.ndarray
+    fs: float
+    measured: np.ndarray
+    identified: np.ndarray
+    urdf: np.ndarray
+
+    @property
+    def residual(self) -> np.ndarray:
+        """(M, n) measured minus identified torque [N·m or N]."""
+        return self.measured - self.identified
+
+    def relative_error_percent(self, predicted: np.ndarray) -> float:
+        """‖predicted − measured‖_F / ‖measured‖_F.
+
+        Parameters
+        ----------
+        predicted : (M, n) ndarray
+
+        Returns
+        -------
+        float
+            [%].
+        """
+        return float(100 * np.linalg.norm(predicted - self.measured)
+                     / max(np.linalg.norm(self.measured), 1e-300))
+
+
+def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str) -> TorqueComparison:
+    """Predict a recording's torques with the identified and with the URDF model.
+
+    The recording is preprocessed as for identification (``preprocess``), decimated to at most
+    ``MAX_SAMPLES`` samples, and both models are evaluated on the same base regressor; the
+    URDF model is the a-priori standard parameters projected on the base parameters
+    (``prior_standard_parameters``: no friction, no rotor inertia).
+
+    Parameters
+    ----------
+    model : IdentifiedModel
+        The identified model.
+    dataset : Dataset
+        The recording.
+    role : str
+        ``identification`` or ``validation``.
+
+    Returns
+    -------
+    TorqueComparison
+
+    Raises
+    ------
+    InputError
+        For bad data (``preprocess``).
+    """
+    p = preprocess(dataset, model.robot, model.config)
+    factor = max(1, math.ceil(len(p.t) / MAX_SAMPLES))
+    regressor = model.regressor
+    w, tau = regression_data(regressor, model.base, p, factor)
+    prior = model.base.project(prior_standard_parameters(regressor))
+    t = np.concatenate([p.t[a + p.trim:b - p.trim][::factor] for a, b in p.spans()])
+    return TorqueComparison(dataset.source, role, p, t, p.fs / factor, tau, w @ model.values,
+                            w @ prior)
+
+
+def torque_figure(c: TorqueComparison, joints: list[str]) -> Figure:
+    """Measured, identified-model and URDF-model torque against time, a row per joint.
+
+    Parameters
+    ----------
+    c : TorqueComparison
+    joints : list of str
+        (n,) joint names.
+
+    Returns
+    -------
+    Figure
+    """
+    fig, axes = figures.joint_figure(len(joints))
+    k = figures.stride(len(c.t))
+    for j, ax in enumerate(axes[:, 0]):
+        ax.plot(c.t[k], c.measured[k, j], color=figures.COLOURS['measured'], lw=1.2,
+                label='measured')
+        ax.plot(c.t[k], c.identified[k, j], color=figures.COLOURS['identified'], lw=0.9,
+                label='identified model')
+        ax.plot(c.t[k], c.urdf[k, j], color=figures.COLOURS['urdf'], lw=0.9, ls='--',
+                label='URDF model')
+        rms = np.sqrt(np.mean(c.residual[:, j] ** 2))
+        ax.set_ylabel(f'{joints[j]}\n[N·m]')
+        ax.set_title(f'{joints[j]}: RMS residual {rms:.3g} N·m', fontsize=9, loc='left')
+    axes[0, 0].legend(loc='upper right', fontsize=8, ncol=3)
+    axes[-1, 0].set_xlabel('time [s]')
+    return Figure(figures.png_data_uri(fig),
+                  f'{c.role} recording {c.source}: measured torque, the identified model '
+                  f'({c.relative_error_percent(c.identified):.2f} % relative error) and the URDF '
+                  f'model ({c.relative_error_percent(c.urdf):.1f} %)')
+
+
+def residual_figure(c: TorqueComparison, joints: list[str]) -> Figure:
+    """Histogram and amplitude spectrum of the identified model's residual, a row per joint.
+
+    The spectrum is drawn up to twice the preprocessing cut-off (the torques are low-pass
+    filtered there). A white, Gaussian residual means the model explains what the data can;
+    peaks in the spectrum at the excitation's harmonics point at unmodelled dynamics (friction
+    shape, elasticity, a wrong transmission).
+
+    Parameters
+    ----------
+    c : TorqueComparison
+    joints : list of str
+        (n,) joint names.
+
+    Returns
+    -------
+    Figure
+    """
+    fig, axes = figures.joint_figure(len(joints), 2, row_height=1.6, sharex=False)
+    r = c.residual
+    for j in range(len(joints)):
+        h, s = axes[j, 0], axes[j, 1]
+        h.hist(r[:, j], bins=60, color=figures.COLOURS['identified'], alpha=0.8)
+        h.set_ylabel(f'{joints[j]}\ncount')
+        f, pxx = signal.welch(r[:, j], fs=c.fs, nperseg=min(len(r), 1024))
+        s.semilogy(f, np.sqrt(pxx), color=figures.COLOURS['identified'], lw=0.9)
+        s.set_xlim(0, min(f[-1], 2 * c.processed.cutoff_hz))
+        s.set_ylabel('N·m/√Hz')
+    axes[-1, 0].set_xlabel('residual [N·m]')
+    axes[-1, 1].set_xlabel('frequency [Hz]')
+    return Figure(figures.png_data_uri(fig),
+                  f'{c.role} recording {c.source}: residual (measured − identified) histogram '
+                  'and amplitude spectral density')
+
+
+def error_table(comparisons: list[TorqueComparison], joints: list[str]) -> Table:
+    """RMS error per joint of both models on every recording.
+
+    Parameters
+    ----------
+    comparisons : list of TorqueComparison
+    joints : list of str
+        (n,) joint names.
+
+    Returns
+    -------
+    Table
+    """
+    rows = []
+    for c in comparisons:
+        for label, predicted in (('identified', c.identified), ('URDF', c.urdf)):
+            rms = np.sqrt(np.mean((predicted - c.measured) ** 2, axis=0))
+            rows.append([c.role, _name(c.source), label, c.relative_error_percent(predicted),
+                         *rms])
+    return Table(['set', 'recording', 'model', 'rel. error %', *[f'{j} RMS' for j in joints]],
+                 rows, caption='RMS torque error per joint [N·m or N]')
+
+
+def trajectory_figure(c: TorqueComparison, lower: np.ndarray, upper: np.ndarray,
+                      velocity_limit: np.ndarray, joints: list[str]) -> Figure:
+    """The excitation as executed: position, velocity and acceleration per joint against the
+    URDF's position and velocity limits.
+
+    Parameters
+    ----------
+    c : TorqueComparison
+        An identification recording.
+    lower, upper, velocity_limit : (n,) ndarray
+        URDF limits [rad, rad/s or m, m/s]; non-finite or zero ones are not drawn.
+    joints : list of str
+        (n,) joint names.
+
+    Returns
+    -------
+    Figure
+    """
+    p = c.processed
+    t, signals = p.trimmed(p.t), [p.trimmed(x) for x in (p.q, p.qd, p.qdd)]
+    fig, axes = figures.joint_figure(len(joints), 3, row_height=1.5)
+    k = figures.stride(len(t))
+    for j in range(len(joints)):
+        for col, (x, unit) in enumerate(zip(signals, ('rad', 'rad/s', 'rad/s²'))):
+            axes[j, col].plot(t[k], x[k, j], color=figures.COLOURS['identified'], lw=0.9)
+            axes[j, col].set_ylabel(f'{joints[j]} [{unit}]', fontsize=8)
+        limits = ((0, (lower[j], upper[j])), (1, (-velocity_limit[j], velocity_limit[j])))
+        for col, pair in limits:
+            for v in pair:
+                if np.isfinite(v) and v != 0:
+                    axes[j, col].axhline(v, color=figures.COLOURS['limit'], ls=':', lw=1)
+    for col, title in enumerate(('position', 'velocity', 'acceleration')):
+        axes[0, col].set_title(title, fontsize=10)
+        axes[-1, col].set_xlabel('time [s]')
+    return Figure(figures.png_data_uri(fig),
+                  f'excitation in {c.source} (filtered and trimmed as for identification); red '
+                  'dotted: '
+                  'URDF position and velocity limits')
+
+
+def _name(source: str) -> str:
+    return source.rstrip('/').rsplit('/', 1)[-1]

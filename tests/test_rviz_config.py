@@ -39,6 +39,8 @@ DISPLAY_TYPES = {
 }
 #: Published by robot_state_publisher only (checked through the launch files).
 STATE_PUBLISHER_TOPICS = {'/robot_description', '/tf', '/tf_static'}
+#: Node name of an endpoint whose node is not discovered yet (rmw).
+UNKNOWN_NODE = '_NODE_NAME_UNKNOWN_'
 #: Only guards against a hang: the graph's nodes are up well before on a busy machine.
 STARTUP_TIMEOUT = 180.0
 
@@ -85,15 +87,16 @@ def test_rviz_file_shows_the_robot_the_markers_and_the_collisions():
 
 
 def _publishers(node, topics, proc, timeout):
-    """{topic: [TopicEndpointInfo]} once every topic has a publisher (polled; fails if the
-    launch ends or ``timeout`` passes first)."""
+    """{topic: [TopicEndpointInfo]} once every topic has a publisher whose node is discovered
+    (its name known; polled; fails if the launch ends or ``timeout`` passes first)."""
     deadline = time.monotonic() + timeout
     while True:
         found = {t: node.get_publishers_info_by_topic(t) for t in topics}
-        if all(found.values()):
+        missing = sorted(t for t, infos in found.items()
+                         if not infos or any(i.node_name == UNKNOWN_NODE for i in infos))
+        if not missing:
             return found
         assert proc.poll() is None, 'the launch ended before every topic had a publisher'
-        missing = sorted(t for t, infos in found.items() if not infos)
         assert time.monotonic() < deadline, f'no publisher of {missing} within {timeout:g} s'
         time.sleep(0.2)
 
@@ -111,22 +114,20 @@ def test_every_topic_of_the_rviz_file_is_published_by_the_simulated_graph(tmp_pa
         rclpy.init(context=context, domain_id=int(env['ROS_DOMAIN_ID']))
         node = rclpy.create_node('rviz_topics_test', context=context)
         found = _publishers(node, expected, proc, STARTUP_TIMEOUT)
-        for topic, (msg_type, durability) in expected.items():
-            infos = found[topic]
-            assert {i.topic_type for i in infos} == {msg_type}, (topic, infos)
-            assert {i.node_name for i in infos} <= set(GRAPH_NODES), (topic, infos)
-            if durability == 'Transient Local':     # a latched subscriber needs a latched writer
-                assert all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
-                           for i in infos), (topic, infos)
         node.destroy_node()
-    except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
     finally:
+        # SIGINT to the runner, which stops its nodes (each runs in a session of its own: a
+        # SIGKILL to the runner's group would leave them running)
         rclpy.try_shutdown(context=context)
-    proc.send_signal(signal.SIGINT)
-    out = _finish(proc, timeout=60)
+        proc.send_signal(signal.SIGINT)
+        out = _finish(proc, timeout=60)
+    for topic, (msg_type, durability) in expected.items():
+        infos = found[topic]
+        assert {i.topic_type for i in infos} == {msg_type}, (topic, infos)
+        assert {i.node_name for i in infos} <= set(GRAPH_NODES), (topic, infos)
+        if durability == 'Transient Local':         # a latched subscriber needs a latched writer
+            assert all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                       for i in infos), (topic, infos)
     for name in GRAPH_NODES:
         assert f"'{name}' exited with code 0" in out, out[-6000:]
 

@@ -50,8 +50,9 @@ def test_config_holds_only_declared_parameters_that_differ_from_their_defaults(r
 def test_every_node_parameter_file_is_checked():
     for robot in ROBOTS:
         assert {p.name for p in (CONFIG / robot).glob('*.yaml')} == set(NODE_FILES[robot])
+    # rviz/: the RViz configuration, checked by test_rviz_config.py
     assert {p.name for p in CONFIG.iterdir() if p.is_dir()} == {
-        *ROBOTS, 'controllers', 'datasets', 'ethercat'}
+        *ROBOTS, 'controllers', 'datasets', 'ethercat', 'rviz'}
 
 
 def test_simulator_settings_from_launch_arguments_default_to_the_declared_defaults():

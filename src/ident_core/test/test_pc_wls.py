@@ -15,9 +15,12 @@ import pytest
 from ident_core.data.datasets import DataWarning
 from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.estimation.results import read_result, result_file, result_links, write_result
 from ident_core.model.inertial import (
+    LinkInertial,
     collision_boxes,
+    equivalent_box,
+    link_equivalent_box,
     link_inertials,
     physically_consistent,
     pseudo_inertia,
@@ -73,6 +76,47 @@ def test_link_inertials_give_back_the_urdf_bodies():
         np.testing.assert_allclose(link.com, body.lever, atol=1e-12)
         np.testing.assert_allclose(link.inertia, body.inertia, atol=1e-12)
         assert link.physically_consistent
+
+
+def test_equivalent_box_of_a_uniform_box_is_that_box():
+    """A uniform 0.1 × 0.2 × 0.4 m box of 3 kg, turned: its sides along its own axes (by
+    ascending principal moment: the 0.4 m side, about whose axis the moment is smallest,
+    first)."""
+    sides = np.array([0.1, 0.2, 0.4])
+    rotation = pin.exp3(np.array([0.3, -0.5, 0.7]))
+    box = pin.Inertia.FromBox(3.0, *sides)
+    inertia = rotation @ box.inertia @ rotation.T
+    found, axes = equivalent_box(3.0, inertia)
+    np.testing.assert_allclose(found, sides[::-1], rtol=1e-9)
+    np.testing.assert_allclose(np.abs(axes.T @ rotation[:, ::-1]), np.eye(3), atol=1e-9)
+    assert np.linalg.det(axes) == pytest.approx(1.0)
+    body = LinkInertial('joint1', 'link1', 3.0, np.array([0.0, 0.1, 0.0]), inertia, True)
+    found, _ = link_equivalent_box(body)
+    np.testing.assert_allclose(found, sides[::-1], rtol=1e-9)
+
+
+def test_no_equivalent_box_for_a_body_that_is_not_physical():
+    inertia = np.diag([0.01, 0.02, 0.04])                   # Izz > Ixx + Iyy: no such body
+    assert link_equivalent_box(LinkInertial('j', 'l', 1.0, np.zeros(3), inertia, False)) is None
+    assert link_equivalent_box(LinkInertial('j', 'l', -0.5, np.zeros(3), np.eye(3), False)) \
+        is None
+    assert link_equivalent_box(LinkInertial('j', 'l', 0.0, np.zeros(3), np.eye(3), True)) is None
+
+
+def test_result_links_give_back_the_identified_bodies(fits):
+    model = fits['pc-wls']
+    links = result_links(result_file(model, []).model_dump())
+    assert [k.link for k in links] == [k.link for k in model.links()]
+    for read, body in zip(links, model.links()):
+        assert read.mass == body.mass and read.physically_consistent
+        np.testing.assert_array_equal(read.com, body.com)
+        np.testing.assert_array_equal(read.inertia, body.inertia)
+
+
+def test_effort_units_of_revolute_and_prismatic_joints():
+    scara = load_robot(Path(__file__).resolve().parents[3] / 'urdf' / 'scara_3dof.urdf')
+    assert scara.effort_units() == ['N·m', 'N·m', 'N']
+    assert load_robot(SEVEN_AXIS).effort_units() == ['N·m'] * 7
 
 
 def test_collision_boxes_enclose_the_urdf_centres_of_mass():

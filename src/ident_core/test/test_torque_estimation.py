@@ -294,6 +294,21 @@ def test_collision_detector_holds_and_rearms():
     assert flat[0][2] == pytest.approx(1e-3) and flat[1][2] == pytest.approx(6e-3)
 
 
+
+def test_collision_detector_reports_the_joints_in_collision_and_when_they_change():
+    """Duration 2 ms: joint 0 crosses at sample 1 and is confirmed at 3, joint 1 crosses at 2
+    and is confirmed at 4; joint 0 falls back within its threshold at 6, joint 1 at 7."""
+    d = CollisionDetector(np.array([1.0, 1.0]), 0.002)
+    samples = [[0.5, 0.0], [1.5, 0.0], [1.5, 2.0], [1.5, 2.0], [1.5, 2.0], [1.5, 2.0],
+               [0.2, 2.0], [0.2, 0.1], [0.2, 0.1]]
+    active, changed = [], []
+    for k, x in enumerate(samples):
+        d.update(k * 1e-3, np.array(x))
+        active.append(d.active.tolist())
+        changed.append(d.changed)
+    assert active == [[], [], [], [0], [0, 1], [0, 1], [1], [], []]
+    assert changed == [False, False, False, True, True, False, True, True, False]
+
 # --- baselines and settings -----------------------------------------------------------------
 
 def test_mean_filter_is_the_running_mean():

@@ -37,7 +37,8 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog=PROG,
         description='Run a ROS 2 YAML launch file (supported subset: arg and node entries; '
-                    '$(var), $(env), $(find-pkg-share), $(find-pkg-prefix), $(dirname)) '
+                    '$(var), $(env), $(find-pkg-share), $(find-pkg-prefix), $(dirname), '
+                    '$(command)) '
                     'without launch/launch_ros. Usage mirrors `ros2 launch`.')
     p.add_argument('target', nargs='+', metavar='ARG',
                    help='<package> <file.launch.yaml> or <path/to/file.launch.yaml>, '

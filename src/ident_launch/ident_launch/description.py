@@ -22,6 +22,9 @@ NODE_KEYS = ('pkg', 'exec', 'name', 'namespace', 'param', 'remap', 'args', 'ros_
 NODE_REQUIRED = ('pkg', 'exec')
 OUTPUT_MODES = ('screen', 'log', 'both')
 ON_EXIT_ACTIONS = ('shutdown',)
+#: ``type:`` of a ``name:``/``value:`` parameter (launch_ros): ``str`` keeps a substituted value
+#: a string (a URDF is not read as YAML).
+PARAM_TYPES = ('str',)
 
 
 @dataclass
@@ -72,9 +75,10 @@ class NodeDecl:
         ``namespace``, ``args``, ``ros_args``, ``if``, ``unless``).
     params : list of tuple, optional
         The ``param`` items in file order: ``('file', key, parts)`` for ``from:`` and
-        ``('value', key, name parts, raw value)`` for ``name:``/``value:``, where ``key`` is
-        ``param[<i>]`` and the raw value is parts for a string, the value for a bool, int or
-        float, or a list of those.
+        ``('value', key, name parts, raw value, type)`` for ``name:``/``value:``, where ``key``
+        is ``param[<i>]``, the raw value is parts for a string, the value for a bool, int or
+        float, or a list of those, and ``type`` is ``'str'`` for ``type: str`` (the value is
+        passed as a string, not read as YAML), else None.
     remaps : list of tuple, optional
         The ``remap`` items in file order: ``(key, from parts, to parts)``, ``key`` being
         ``remap[<i>]``.
@@ -299,13 +303,20 @@ def _load_node(path, index, body):
             text = _string(item, 'from', path, where, keypath=key + '.from')
             node.params.append(('file', key, _parse(text, path, where, key + '.from')))
         else:
-            _check_keys(item, ('name', 'value'), path, where, key + '.')
+            _check_keys(item, ('name', 'value', 'type'), path, where, key + '.')
             name = _string(item, 'name', path, where, required=True, keypath=key + '.name')
             if 'value' not in item:
                 raise LaunchError("required key is missing (a param needs 'from:' or "
                                   "'name:' and 'value:')", path, where, key + '.value')
-            node.params.append(('value', key, _parse(name, path, where, key + '.name'),
-                                _load_param_value(item['value'], path, where, key + '.value')))
+            value_type = _string(item, 'type', path, where, keypath=key + '.type')
+            if value_type is not None and value_type not in PARAM_TYPES:
+                raise LaunchError(f'unsupported parameter type {value_type!r} (supported: '
+                                  + ', '.join(PARAM_TYPES) + ')', path, where, key + '.type')
+            value = _load_param_value(item['value'], path, where, key + '.value')
+            if value_type == 'str' and not isinstance(value, tuple):
+                raise LaunchError('type str needs a string value', path, where, key + '.value')
+            node.params.append(('value', key, _parse(name, path, where, key + '.name'), value,
+                                value_type))
     for i, item in enumerate(_list_of_mappings(body, 'remap', path, where)):
         key = f'remap[{i}]'
         _check_keys(item, ('from', 'to'), path, where, key + '.')
@@ -486,11 +497,14 @@ def _resolve_node(node, ctx, path):
                 raise LaunchError(f'parameter file not found: {file}', path, where, key + '.from')
             cmd += ['--params-file', file]
         else:
-            _, key, name_parts, raw = param
+            _, key, name_parts, raw, value_type = param
             pname = _evaluate(name_parts, ctx, path, where, key + '.name')
             if not pname:
                 raise LaunchError('parameter name is empty', path, where, key + '.name')
-            value = _param_value(raw, ctx, path, where, key + '.value')
+            if value_type == 'str':
+                value = _evaluate(raw, ctx, path, where, key + '.value')
+            else:
+                value = _param_value(raw, ctx, path, where, key + '.value')
             cmd += ['-p', f'{pname}:={params_mod.encode(value)}']
     for key, src, dst in node.remaps:
         cmd += ['-r', _evaluate(src, ctx, path, where, key + '.from') + ':='

@@ -5,12 +5,16 @@ substitution are themselves part tuples, so ``$(find-pkg-share $(var pkg))`` nes
 separated by white space and may be quoted with ``'`` or ``"`` (``$(env GREETING 'hello world')``).
 
 Supported: ``var NAME``, ``find-pkg-share PKG``, ``find-pkg-prefix PKG``, ``env NAME [DEFAULT]``,
-``dirname``. Everything else is refused at parse time, so a launch file using e.g.
-``$(command ...)`` fails before any process starts. Pure functions; no ROS needed.
+``dirname`` and ``command 'CMD ARGS' [ON_STDERR]`` (the standard output of a command, e.g. a URDF
+for ``robot_description``: ``$(command 'cat $(var urdf)')``). Everything else is refused at parse
+time, so a launch file using e.g. ``$(eval ...)`` fails before any process starts. Pure
+functions apart from ``command``, which runs its command when evaluated; no ROS needed.
 """
 
 import os
 import shlex
+import subprocess
+import sys
 from dataclasses import dataclass
 
 from .errors import SubstitutionError
@@ -22,7 +26,11 @@ SUPPORTED = {
     'find-pkg-prefix': (1, 1),
     'env': (1, 2),
     'dirname': (0, 0),
+    'command': (1, 2),
 }
+#: What ``$(command CMD ON_STDERR)`` does with output on standard error (as launch's
+#: CommandSubstitution): fail (the default), ignore it, warn (print it), capture (append it).
+ON_STDERR = ('fail', 'ignore', 'warn', 'capture')
 
 _NAME_CHARS = set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-')
 
@@ -307,8 +315,8 @@ def evaluate(parts, ctx):
     ------
     SubstitutionError
         If ``$(var NAME)`` names an unknown launch argument, ``$(env NAME)`` without a default
-        names an unset variable, or ``$(find-pkg-share)``/``$(find-pkg-prefix)`` names a
-        package that is not found.
+        names an unset variable, ``$(find-pkg-share)``/``$(find-pkg-prefix)`` names a
+        package that is not found, or a ``$(command)`` fails (see :func:`run_command`).
     """
     return ''.join(p if isinstance(p, str) else _evaluate_sub(p, ctx) for p in parts)
 
@@ -334,7 +342,66 @@ def _evaluate_sub(sub, ctx):
         return find_package_prefix(args[0])
     if sub.name == 'dirname':
         return ctx.dirname
+    if sub.name == 'command':
+        return run_command(args[0], args[1] if len(args) == 2 else 'fail')
     raise SubstitutionError(f'unsupported substitution {sub}')  # parse() prevents this
+
+
+def run_command(command, on_stderr='fail'):
+    """Run a command and return its standard output, like ``$(command)`` of ROS 2 launch.
+
+    Parameters
+    ----------
+    command : str
+        The command line, split shell-like (``shlex``; no shell: no pipes or redirections).
+    on_stderr : str, optional
+        One of :data:`ON_STDERR`: what output on standard error does: ``'fail'`` (an error),
+        ``'ignore'``, ``'warn'`` (copied to our standard error) or ``'capture'`` (appended to
+        the result).
+
+    Returns
+    -------
+    str
+        The command's standard output (UTF-8), unchanged.
+
+    Raises
+    ------
+    SubstitutionError
+        If ``on_stderr`` is unknown, the command line is empty or cannot be split, the
+        program is not found or cannot run, it exits non-zero, or (``'fail'``) it writes to
+        standard error; one line naming the command and the first line of its error output.
+    """
+    if on_stderr not in ON_STDERR:
+        raise SubstitutionError(f"$(command '{command}' {on_stderr}): unknown on_stderr "
+                                f"(choose from {', '.join(ON_STDERR)})")
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise SubstitutionError(f"$(command '{command}'): cannot split the command: {exc}") \
+            from None
+    if not argv:
+        raise SubstitutionError('$(command): empty command')
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                              check=False)
+    except OSError as exc:
+        raise SubstitutionError(f"$(command '{command}'): cannot run {argv[0]!r}: "
+                                f'{exc.strerror}') from None
+    out = done.stdout.decode('utf-8', errors='replace')
+    err = done.stderr.decode('utf-8', errors='replace')
+    first = next((line for line in err.splitlines() if line.strip()), '')
+    if done.returncode != 0:
+        raise SubstitutionError(f"$(command '{command}') exited with code {done.returncode}"
+                                + (f': {first}' if first else ''))
+    if err.strip():
+        if on_stderr == 'fail':
+            raise SubstitutionError(f"$(command '{command}') wrote to standard error: {first} "
+                                    "(give on_stderr: $(command '...' ignore))")
+        if on_stderr == 'warn':
+            sys.stderr.write(f"[ident_launch] $(command '{command}'): {err.rstrip()}\n")
+        elif on_stderr == 'capture':
+            out += err
+    return out
 
 
 def split_command_line(parts, ctx):

@@ -272,7 +272,7 @@ def test_substitution_evaluation_errors(prefix):
 
 
 @pytest.mark.parametrize('text, expected', [
-    ('$(command ls)', "'$(command ...)'"),
+    ('$(command)', 'takes 1 or 2 argument'),
     ('$(eval 1 + 1)', "'$(eval ...)'"),
     ('$(anon x)', "'$(anon ...)'"),
     ('$(find-pkg-share $(optenv X))', "'$(optenv ...)'"),
@@ -287,6 +287,63 @@ def test_substitution_parse_errors(text, expected):
     with pytest.raises(substitutions.SubstitutionError) as info:
         substitutions.parse(text)
     assert expected in str(info.value)
+
+
+URDF_TEXT = ('<?xml version="1.0"?>\n<robot name="r">\n  <!-- note: a colon -->\n'
+             '  <link name="a"/>\n</robot>\n')
+
+
+def test_command_substitution(prefix, tmp_path):
+    """$(command) gives the command's standard output unchanged (as robot_description needs)."""
+    urdf = tmp_path / 'robot dir' / 'r.urdf'
+    urdf.parent.mkdir()
+    urdf.write_text(URDF_TEXT)
+    variables, _ = resolve_text(prefix, f'''\
+    launch:
+    - arg: {{name: urdf, default: "{urdf}"}}
+    - arg: {{name: text, default: "$(command 'cat \\"$(var urdf)\\"')"}}
+    - arg: {{name: echo, default: "$(command 'echo a b')"}}
+    ''')
+    assert variables['text'] == URDF_TEXT
+    assert variables['echo'] == 'a b\n'
+    script = tmp_path / 'noisy.sh'
+    script.write_text('#!/bin/sh\necho out\necho "bad things" >&2\nexit "${1:-0}"\n')
+    script.chmod(0o755)
+    run = substitutions.run_command
+    assert run(f'{script}', 'ignore') == 'out\n'
+    assert run(f'{script}', 'capture') == 'out\nbad things\n'
+    with pytest.raises(substitutions.SubstitutionError, match='wrote to standard error: bad'):
+        run(str(script))
+    with pytest.raises(substitutions.SubstitutionError, match='exited with code 3: bad things'):
+        run(f'{script} 3', 'ignore')
+    with pytest.raises(substitutions.SubstitutionError, match="cannot run 'no-such-program'"):
+        run('no-such-program x')
+    with pytest.raises(substitutions.SubstitutionError, match='unknown on_stderr'):
+        run('true', 'loud')
+    msg = error_of(prefix, 'launch:\n- arg: {name: e, default: "$(command \'cat /no/such\')"}\n')
+    assert "launch[0] (arg 'e')" in msg and 'exited with code 1' in msg and '\n' not in msg
+
+
+def test_param_of_type_str_is_not_read_as_yaml(prefix, tmp_path):
+    """``type: str`` (launch_ros) keeps a URDF a string: as YAML its comment's colon would
+    make it a mapping, and "1.0" would be a float."""
+    urdf = tmp_path / 'r.urdf'
+    urdf.write_text(URDF_TEXT)
+    _, (spec,) = resolve_text(prefix, f'''\
+    launch:
+    - node:
+        pkg: fakepkg
+        exec: talker
+        param:
+        - {{name: robot_description, type: str, value: "$(command 'cat {urdf}')"}}
+        - {{name: version, type: str, value: "1.0"}}
+    ''')
+    assert p_values(spec.cmd) == {'robot_description': URDF_TEXT, 'version': '1.0'}
+    msg = error_of(prefix, '''\
+    launch:
+    - node: {pkg: fakepkg, exec: talker, param: [{name: a, type: str, value: 1}]}
+    ''')
+    assert 'param[0].value' in msg and 'type str needs a string' in msg
 
 
 def test_split_command_line(prefix):
@@ -441,7 +498,7 @@ NODE = '    pkg: fakepkg\n    exec: talker\n    name: n1\n'
     ('- node:\n' + NODE + '    respawn: "true"\n', "launch[1] (node 'n1')", "'respawn'"),
     ('- node:\n' + NODE + '    exec_name: x\n', "launch[1] (node 'n1')", "'exec_name'"),
     ('- node:\n' + NODE + '    launch-prefix: gdb\n', "launch[1] (node 'n1')", "'launch-prefix'"),
-    ('- node:\n' + NODE + '    args: "$(command ls)"\n', "launch[1] (node 'n1')", "'args'"),
+    ('- node:\n' + NODE + '    args: "$(eval 1)"\n', "launch[1] (node 'n1')", "'args'"),
     ('- node:\n' + NODE + '    param: [{name: a, value: "$(eval 1)"}]\n',
      "launch[1] (node 'n1')", "'param[0].value'"),
     ('- node:\n' + NODE + '    param: [{name: a, value: 1, type: int}]\n',

@@ -14,6 +14,12 @@ publishes the selected estimate on ``~/payload`` (ident_msgs/Payload) and RViz m
 ``~/payload_markers`` (visualization_msgs/MarkerArray: centre of mass and equivalent-inertia box
 in the link that carries the payload), both transient local.
 
+RViz markers of the bodies on ``~/inertia_markers`` (visualization_msgs/MarkerArray, transient
+local, depth 1): per moving link its centre of mass and equivalent-inertia box from the URDF
+(blue, namespace ``urdf``) and, after each identification, identified (orange, ``identified``;
+a body that is not physically consistent gets a red text instead of its box). Published at
+start (URDF only) and after every identification (``ident_ros.conversions.inertia_markers``).
+
 Service ``~/identify_friction`` (ident_msgs/srv/IdentifyFriction): identifies joint friction
 models on their own (``ident_core.friction``: Coulomb–viscous up to the improved Stribeck model,
 by least squares, the GA and/or the SA-GA) from bags, best joint-wise experiments (a
@@ -46,12 +52,13 @@ from ident_core.data.datasets import load_bag
 from ident_core.data.readers import excitation_window
 from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.estimation.results import read_result, result_file, result_links, write_result
 from ident_core.friction.fit import OPTIMIZERS as FRICTION_OPTIMIZERS
 from ident_core.friction.identify import FrictionConfig, identify_friction
 from ident_core.friction.models import FRICTION_MODELS, PAPER_MODELS
 from ident_core.friction.results import friction_file, write_friction
 from ident_core.friction.samples import RigidBodyModel
+from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
 from ident_core.payload.frame import payload_frame
 from ident_core.payload.geometry import frame_in_link
@@ -63,6 +70,7 @@ from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import (
     friction_result_msg,
+    inertia_markers,
     parameters_msg,
     payload_markers,
     payload_msg,
@@ -153,7 +161,11 @@ class IdentificationNode(lifecycle.GracefulNode):
                                                qos.LATCHED_QOS)
         self.payload_publisher = self.create_publisher(Payload, '~/payload', qos.LATCHED_QOS)
         self.marker_publisher = self.create_publisher(MarkerArray, '~/payload_markers',
-                                                      qos.LATCHED_QOS)
+                                                      qos.MARKER_QOS)
+        self.urdf_links = link_inertials(self.robot, self.robot.standard_parameters())
+        self.inertia_marker_publisher = self.create_publisher(MarkerArray, '~/inertia_markers',
+                                                              qos.MARKER_QOS)
+        self.inertia_marker_publisher.publish(inertia_markers([], self.urdf_links))
         self.friction_publisher = self.create_publisher(FrictionResult, '~/friction',
                                                         qos.LATCHED_QOS)
         self.create_service(IdentifyRecording, '~/identify', self._on_identify,
@@ -338,6 +350,12 @@ class IdentificationNode(lifecycle.GracefulNode):
         msg = parameters_msg(result, self.get_clock().now().to_msg())
         msg.result_path = str(path)
         self.publisher.publish(msg)
+        identified = result_links(result)
+        self.inertia_marker_publisher.publish(inertia_markers(identified, self.urdf_links))
+        for body in identified:
+            if not body.physically_consistent:
+                self.get_logger().warning(f'identified body {body.link} is not physically '
+                                          f'consistent (mass {body.mass:.3g} kg): no inertia box')
         self.get_logger().info(
             f'identified {len(msg.base_parameter_values)} base parameters from {bag} '
             f'(condition number {msg.condition_number:.0f}, relative error '

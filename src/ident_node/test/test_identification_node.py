@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / 'src' / 'ident_core' / 'test'))   # the core's test helpers
@@ -38,12 +39,13 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
     from rcl_interfaces.srv import GetParameters
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
+    from visualization_msgs.msg import Marker, MarkerArray
 
     from ident_msgs.msg import IdentifiedParameters
     from ident_msgs.srv import IdentifyRecording
     from ident_node.identification_node import IdentificationNode
     from ident_ros import testing
-    from ident_ros.qos import LATCHED_QOS
+    from ident_ros.qos import LATCHED_QOS, MARKER_QOS
 
     node = IdentificationNode(context=context, parameter_overrides=[
         Parameter('urdf_file', value=str(URDF)), Parameter('rotor_inertia', value=True)])
@@ -54,6 +56,9 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
     published = []
     client.create_subscription(IdentifiedParameters, '/identification_node/parameters',
                                published.append, LATCHED_QOS)
+    inertia_markers = []
+    client.create_subscription(MarkerArray, '/identification_node/inertia_markers',
+                               inertia_markers.append, MARKER_QOS)
     identify = client.create_client(IdentifyRecording, '/identification_node/identify')
     release, original = threading.Event(), node.identify
 
@@ -67,6 +72,13 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
 
     try:
         spin_until(identify.service_is_ready, 'the identify service')
+        # the URDF's bodies, published (latched) at start: a sphere and a box per link
+        spin_until(lambda: inertia_markers, 'the latched URDF inertia markers')
+        clear, *urdf = inertia_markers[0].markers
+        assert clear.action == Marker.DELETEALL
+        assert [(m.ns, m.id, m.type, m.header.frame_id) for m in urdf] == [
+            ('urdf', 2 * k + i, kind, f'link{k + 1}') for k in range(6)
+            for i, kind in enumerate((Marker.SPHERE, Marker.CUBE))]
         result_path = tmp_path / 'RESULT.yaml'
         first = identify.call_async(IdentifyRecording.Request(bag_path=str(bag),
                                                               result_path=str(result_path)))
@@ -88,6 +100,16 @@ def test_identifies_in_a_worker_and_answers_meanwhile(ros, bag, tmp_path):
         assert second.result().success, second.result().message
         spin_until(lambda: len(published) == 2, 'the two IdentifiedParameters messages')
         assert published[0].samples == reply.parameters.samples > 0
+        # after each identification: URDF and identified bodies (pc-wls: all consistent)
+        spin_until(lambda: len(inertia_markers) == 3, 'the inertia markers of both results')
+        identified = [m for m in inertia_markers[-1].markers if m.ns == 'identified']
+        assert [(m.id, m.type, m.header.frame_id) for m in identified] == [
+            (2 * k + i, kind, f'link{k + 1}') for k in range(6)
+            for i, kind in enumerate((Marker.SPHERE, Marker.CUBE))]
+        result = yaml.safe_load(result_path.read_text())
+        for body, sphere in zip(result['links'], identified[::2]):
+            p = sphere.pose.position
+            np.testing.assert_allclose([p.x, p.y, p.z], body['com'], atol=1e-9)
         assert not node.busy
     finally:
         release.set()

@@ -14,8 +14,8 @@ from ident_core.excitation.fourier import FourierTrajectory, trajectory_from_dic
 from ident_core.friction.fit import FrictionFit
 from ident_core.friction.identify import FrictionIdentification
 from ident_core.friction.models import parameter_names
+from ident_core.model.inertial import LinkInertial, equivalent_box, link_equivalent_box
 from ident_core.model.robot import RobotModel
-from ident_core.payload.geometry import equivalent_box
 from ident_core.payload.parameters import PayloadEstimate
 from ident_msgs.msg import (
     ExcitationTrajectory,
@@ -33,6 +33,21 @@ BOX_MARKER_ID = 1
 COM_MARKER_DIAMETER = 0.02
 #: Smallest side drawn for the equivalent box [m] (RViz refuses a zero scale).
 MIN_BOX_SIDE = 1e-3
+#: Namespaces of the per-link inertia markers: identified bodies and the URDF's a-priori ones.
+IDENTIFIED_MARKER_NAMESPACE = 'identified'
+URDF_MARKER_NAMESPACE = 'urdf'
+#: Colours (r, g, b) of the per-link markers: identified orange, URDF blue; a body that is not
+#: physically consistent gets a red text instead of its box.
+IDENTIFIED_COLOR = (1.0, 0.55, 0.0)
+URDF_COLOR = (0.2, 0.5, 0.9)
+WARNING_COLOR = (1.0, 0.1, 0.1)
+#: Opacity of the equivalent-inertia boxes (the robot and the other boxes show through).
+BOX_ALPHA = 0.4
+#: Height of the texts [m].
+TEXT_HEIGHT = 0.03
+#: Namespace of the collision markers, and diameter of their sphere [m].
+COLLISION_MARKER_NAMESPACE = 'collision'
+COLLISION_MARKER_DIAMETER = 0.08
 
 
 def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time, periods: int,
@@ -305,25 +320,130 @@ def payload_markers(estimate: PayloadEstimate, link: str, placement: pin.SE3) ->
         Expressed in ``link``, zero stamps (the latest transform of the moving link) and
         ``frame_locked``: the markers move with the link.
     """
+    ns = PAYLOAD_MARKER_NAMESPACE
     com = placement.rotation @ estimate.com + placement.translation
-    sphere = _marker(link, COM_MARKER_ID, Marker.SPHERE, com, np.eye(3))
-    sphere.scale.x = sphere.scale.y = sphere.scale.z = COM_MARKER_DIAMETER
-    sphere.color.r, sphere.color.g, sphere.color.b, sphere.color.a = 0.9, 0.1, 0.1, 1.0
+    sphere = _sphere(ns, COM_MARKER_ID, link, com, COM_MARKER_DIAMETER, (0.9, 0.1, 0.1))
     if estimate.inertia is None:
-        box = _marker(link, BOX_MARKER_ID, Marker.CUBE, com, np.eye(3))
+        box = _marker(ns, link, BOX_MARKER_ID, Marker.CUBE, com, np.eye(3))
         box.action = Marker.DELETE
     else:
         sides, axes = equivalent_box(estimate.mass, estimate.inertia)
-        box = _marker(link, BOX_MARKER_ID, Marker.CUBE, com, placement.rotation @ axes)
-        box.scale.x, box.scale.y, box.scale.z = (float(max(s, MIN_BOX_SIDE)) for s in sides)
-        box.color.r, box.color.g, box.color.b, box.color.a = 0.2, 0.5, 0.9, 0.5
+        box = _box(ns, BOX_MARKER_ID, link, com, sides, placement.rotation @ axes,
+                   (0.2, 0.5, 0.9), 0.5)
     return MarkerArray(markers=[sphere, box])
 
 
-def _marker(link: str, marker_id: int, kind: int, position: np.ndarray,
+def inertia_markers(identified: list[LinkInertial], urdf: list[LinkInertial]) -> MarkerArray:
+    """RViz markers of the bodies: per link its centre of mass and equivalent-inertia box,
+    identified and from the URDF.
+
+    The array starts with a DELETEALL, so that it alone describes the display (a late RViz gets
+    the last one). Per body ``k`` (joint order) of each list, in namespace
+    ``IDENTIFIED_MARKER_NAMESPACE`` (colour ``IDENTIFIED_COLOR``) or ``URDF_MARKER_NAMESPACE``
+    (``URDF_COLOR``): id ``2k`` a sphere at the centre of mass and id ``2k + 1`` the
+    homogeneous box of the same mass and principal moments (``link_equivalent_box``; opacity
+    ``BOX_ALPHA``), centred on the centre of mass along the principal axes. A body without
+    such a box (mass ≤ 0 or not physically consistent) gets, as id ``2k + 1``, a red text
+    saying so at its link origin, and its sphere only where its centre of mass is defined
+    (mass > 0).
+
+    Parameters
+    ----------
+    identified : list of LinkInertial
+        The identified bodies (``estimation.results.result_links``); empty: URDF only.
+    urdf : list of LinkInertial
+        The URDF's bodies (``model.inertial.link_inertials`` of the URDF's standard
+        parameters).
+
+    Returns
+    -------
+    visualization_msgs.msg.MarkerArray
+        Every marker in its body's link frame (a TF frame), zero stamps and ``frame_locked``:
+        the markers move with the links.
+    """
+    clear = Marker(action=Marker.DELETEALL)
+    markers = [clear]
+    for ns, color, bodies in ((URDF_MARKER_NAMESPACE, URDF_COLOR, urdf),
+                              (IDENTIFIED_MARKER_NAMESPACE, IDENTIFIED_COLOR, identified)):
+        for k, body in enumerate(bodies):
+            box = link_equivalent_box(body)
+            com_defined = body.mass > 0 and bool(np.all(np.isfinite(body.com)))
+            if com_defined:
+                markers.append(_sphere(ns, 2 * k, body.link, body.com, COM_MARKER_DIAMETER,
+                                       color))
+            if box is not None:
+                markers.append(_box(ns, 2 * k + 1, body.link, body.com, *box, color, BOX_ALPHA))
+            else:
+                markers.append(_text(ns, 2 * k + 1, body.link, np.zeros(3),
+                                     f'{body.link} ({ns}): not physically consistent, '
+                                     f'mass {body.mass:.3g} kg', WARNING_COLOR))
+    return MarkerArray(markers=markers)
+
+
+def collision_markers(collisions: list[tuple[str, str, float, str]]) -> MarkerArray:
+    """RViz markers of the collisions in progress: per joint a red sphere and a text at the
+    link it moves.
+
+    The array starts with a DELETEALL, so that it alone describes the display; without
+    collisions it is only that (the collision has ended).
+
+    Parameters
+    ----------
+    collisions : list of tuple
+        ``(link, joint, external_torque, unit)`` per joint in collision: the link the joint
+        moves (its child link, a TF frame), the joint's name, its external torque [N·m or N]
+        and the unit to show (``'N·m'`` or ``'N'``).
+
+    Returns
+    -------
+    visualization_msgs.msg.MarkerArray
+        Namespace ``COLLISION_MARKER_NAMESPACE``; per collision ``k`` id ``2k`` the sphere
+        (diameter ``COLLISION_MARKER_DIAMETER``) at the link origin and id ``2k + 1`` the
+        text ``<joint>: <torque> <unit>`` above it; zero stamps, ``frame_locked``.
+    """
+    ns = COLLISION_MARKER_NAMESPACE
+    markers = [Marker(action=Marker.DELETEALL)]
+    for k, (link, joint, torque, unit) in enumerate(collisions):
+        markers.append(_sphere(ns, 2 * k, link, np.zeros(3), COLLISION_MARKER_DIAMETER,
+                               WARNING_COLOR, alpha=0.7))
+        markers.append(_text(ns, 2 * k + 1, link, np.array([0.0, 0.0, COLLISION_MARKER_DIAMETER]),
+                             f'{joint}: {torque:.3g} {unit}', WARNING_COLOR))
+    return MarkerArray(markers=markers)
+
+
+def _sphere(ns: str, marker_id: int, link: str, position: np.ndarray, diameter: float,
+            color: tuple, alpha: float = 1.0) -> Marker:
+    sphere = _marker(ns, link, marker_id, Marker.SPHERE, position, np.eye(3))
+    sphere.scale.x = sphere.scale.y = sphere.scale.z = float(diameter)
+    _color(sphere, color, alpha)
+    return sphere
+
+
+def _box(ns: str, marker_id: int, link: str, position: np.ndarray, sides: np.ndarray,
+         rotation: np.ndarray, color: tuple, alpha: float) -> Marker:
+    box = _marker(ns, link, marker_id, Marker.CUBE, position, rotation)
+    box.scale.x, box.scale.y, box.scale.z = (float(max(s, MIN_BOX_SIDE)) for s in sides)
+    _color(box, color, alpha)
+    return box
+
+
+def _text(ns: str, marker_id: int, link: str, position: np.ndarray, text: str,
+          color: tuple) -> Marker:
+    marker = _marker(ns, link, marker_id, Marker.TEXT_VIEW_FACING, position, np.eye(3))
+    marker.text = text
+    marker.scale.z = TEXT_HEIGHT
+    _color(marker, color, 1.0)
+    return marker
+
+
+def _color(marker: Marker, color: tuple, alpha: float) -> None:
+    marker.color.r, marker.color.g, marker.color.b = (float(c) for c in color)
+    marker.color.a = float(alpha)
+
+
+def _marker(ns: str, link: str, marker_id: int, kind: int, position: np.ndarray,
             rotation: np.ndarray) -> Marker:
-    marker = Marker(ns=PAYLOAD_MARKER_NAMESPACE, id=marker_id, type=kind, action=Marker.ADD,
-                    frame_locked=True)
+    marker = Marker(ns=ns, id=marker_id, type=kind, action=Marker.ADD, frame_locked=True)
     marker.header.frame_id = link
     p = marker.pose.position
     p.x, p.y, p.z = (float(x) for x in position)

@@ -37,3 +37,8 @@ COMMAND_QOS = _reliable(depth=10, latched=False)
 ESTIMATE_QOS = _reliable(depth=10, latched=False)
 #: Events that must all arrive (collisions), none replayed to late joiners.
 EVENT_QOS = _reliable(depth=100, latched=False)
+#: RViz markers (payload, per-link inertia, collisions): each MarkerArray describes the whole
+#: display (it starts with a DELETEALL or replaces fixed ids), so depth 1, latched: an RViz
+#: started later gets the last one (its MarkerArray displays subscribe Transient Local,
+#: config/rviz/identification.rviz).
+MARKER_QOS = _reliable(depth=1, latched=True)

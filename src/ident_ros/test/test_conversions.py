@@ -13,12 +13,20 @@ from ident_core.errors import InputError
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.friction.fit import FrictionFit
 from ident_core.friction.models import friction_torque
+from ident_core.model.inertial import LinkInertial, link_inertials
+from ident_core.model.robot import load_robot
 from ident_core.payload.parameters import PayloadEstimate
 from ident_ros.conversions import (
+    BOX_ALPHA,
     BOX_MARKER_ID,
     COM_MARKER_ID,
+    IDENTIFIED_COLOR,
+    URDF_COLOR,
+    WARNING_COLOR,
+    collision_markers,
     friction_msg,
     friction_result_msg,
+    inertia_markers,
     parameters_msg,
     payload_markers,
     payload_msg,
@@ -204,12 +212,69 @@ def test_markers_show_the_equivalent_box_at_the_com_in_the_link():
         assert (marker.type, marker.id, marker.action) == (kind, marker_id, Marker.ADD)
         p = marker.pose.position
         np.testing.assert_allclose([p.x, p.y, p.z], com, atol=1e-12)
+    _assert_is_the_box(box, placement.rotation @ inertia @ placement.rotation.T)
+
+
+def _assert_is_the_box(box, inertia):
+    """The marker's sides are BOX_SIDES and, turned by its orientation, give ``inertia``."""
     sides = np.array([box.scale.x, box.scale.y, box.scale.z])
     np.testing.assert_allclose(np.sort(sides), BOX_SIDES, rtol=1e-9)
     o = box.pose.orientation
     rotation = pin.Quaternion(o.w, o.x, o.y, o.z).toRotationMatrix()
-    np.testing.assert_allclose(rotation @ _box_inertia(BOX_MASS, sides) @ rotation.T,
-                               placement.rotation @ inertia @ placement.rotation.T, atol=1e-12)
+    np.testing.assert_allclose(rotation @ _box_inertia(BOX_MASS, sides) @ rotation.T, inertia,
+                               atol=1e-12)
+
+
+def _rgba(marker):
+    c = marker.color
+    return (c.r, c.g, c.b, c.a)
+
+
+def test_inertia_markers_show_identified_and_urdf_bodies_in_two_colours():
+    """Two identified bodies of the SCARA: link1 the known box (turned, off the origin), link2
+    with a negative mass (not physical); the URDF's three bodies in the other colour."""
+    robot = load_robot(REPO / 'urdf' / 'scara_3dof.urdf')
+    urdf = link_inertials(robot, robot.standard_parameters())
+    inertia = BOX_ROTATION @ _box_inertia(BOX_MASS, BOX_SIDES) @ BOX_ROTATION.T
+    identified = [LinkInertial('joint1', 'link1', BOX_MASS, BOX_COM, inertia, True),
+                  LinkInertial('joint2', 'link2', -0.4, np.array([0.1, 0.0, 0.0]),
+                               np.eye(3) * 1e-3, False)]
+    clear, *markers = inertia_markers(identified, urdf).markers
+    assert clear.action == Marker.DELETEALL
+    by_key = {(m.ns, m.id): m for m in markers}
+    assert len(by_key) == len(markers) == 2 * 3 + 2 + 1     # link2 identified: no sphere
+    for k, body in enumerate(urdf):
+        sphere, box = by_key['urdf', 2 * k], by_key['urdf', 2 * k + 1]
+        assert (sphere.type, box.type) == (Marker.SPHERE, Marker.CUBE)
+        assert sphere.header.frame_id == box.header.frame_id == body.link == f'link{k + 1}'
+        assert _rgba(sphere) == pytest.approx((*URDF_COLOR, 1.0))
+        assert _rgba(box) == pytest.approx((*URDF_COLOR, BOX_ALPHA))
+        p = box.pose.position
+        np.testing.assert_allclose([p.x, p.y, p.z], body.com, atol=1e-12)
+    sphere, box = by_key['identified', 0], by_key['identified', 1]
+    assert sphere.header.frame_id == box.header.frame_id == 'link1'
+    assert _rgba(box) == pytest.approx((*IDENTIFIED_COLOR, BOX_ALPHA))
+    p = sphere.pose.position
+    np.testing.assert_allclose([p.x, p.y, p.z], BOX_COM, atol=1e-12)
+    _assert_is_the_box(box, inertia)
+    warning = by_key['identified', 3]
+    assert warning.type == Marker.TEXT_VIEW_FACING and warning.header.frame_id == 'link2'
+    assert 'not physically consistent' in warning.text and '-0.4 kg' in warning.text
+    assert _rgba(warning) == pytest.approx((*WARNING_COLOR, 1.0))
+    # before an identification: the URDF's alone
+    assert [m.ns for m in inertia_markers([], urdf).markers[1:]] == ['urdf'] * 6
+
+
+def test_collision_markers_at_the_link_and_cleared():
+    clear, sphere, text = collision_markers([('link2', 'joint2', 5.123, 'N·m')]).markers
+    assert clear.action == Marker.DELETEALL
+    assert (sphere.type, sphere.header.frame_id, sphere.ns) == (Marker.SPHERE, 'link2',
+                                                                'collision')
+    assert _rgba(sphere)[:3] == pytest.approx(WARNING_COLOR)
+    assert (text.type, text.header.frame_id, text.text) == (Marker.TEXT_VIEW_FACING, 'link2',
+                                                            'joint2: 5.12 N·m')
+    assert len({(m.ns, m.id) for m in (sphere, text)}) == 2
+    assert [m.action for m in collision_markers([]).markers] == [Marker.DELETEALL]
 
 
 def test_trajectory_points_in_robot_order_and_refused_when_broken():

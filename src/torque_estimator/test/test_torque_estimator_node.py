@@ -6,7 +6,8 @@ friction) with current noise, so the URDF is the true model.
 The node starts on the URDF (no collision detection) and takes the identified model published
 on ``/identification_node/parameters`` (a RESULT.yaml of the URDF's own parameters). The
 estimates carry the stamps of their inputs, a 5 N·m contact on joint 2 is reported within 10 ms
-of its first sample and nothing before it, and samples with NaN or unknown joints are refused.
+of its first sample and nothing before it, shown by collision markers at link2 that are cleared
+when the contact ends, and samples with NaN or unknown joints are refused.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ NOISE = [0.2, 0.2, 0.1, 0.03, 0.03, 0.01]
 THRESHOLD = 2.0          # N·m, every joint
 PULSE = 5.0              # N·m on joint 2
 CONTACT = 300            # sample where it starts
+CONTACT_SAMPLES = 100    # its length (0.1 s)
 START_NS = 1_700_000_000_000_000_000
 
 
@@ -55,7 +57,7 @@ def arm_log(samples: int):
     rows = []
     for k in range(samples):
         if k == CONTACT:
-            sim.apply_external_torque(pulse, 0.1)
+            sim.apply_external_torque(pulse, CONTACT_SAMPLES * 1e-3)
         rows.append(sim.step(np.array(HOLD), np.zeros(robot.n), np.zeros(robot.n)))
     return rows
 
@@ -84,6 +86,7 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
     from rclpy.parameter import Parameter
     from rclpy.time import Time
     from sensor_msgs.msg import JointState
+    from visualization_msgs.msg import Marker, MarkerArray
 
     from ident_msgs.msg import Collision, IdentifiedParameters
     from ident_ros import qos
@@ -104,6 +107,9 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
                                externals.append, qos.ESTIMATE_QOS)
     client.create_subscription(Collision, '/torque_estimator/collision', collisions.append,
                                qos.EVENT_QOS)
+    markers = []                        # (sample count when received, MarkerArray)
+    client.create_subscription(MarkerArray, '/torque_estimator/collision_markers',
+                               lambda m: markers.append((len(externals), m)), qos.MARKER_QOS)
     publisher = client.create_publisher(JointState, '/joint_states', qos.JOINT_STATES_QOS)
     results = client.create_publisher(IdentifiedParameters, '/identification_node/parameters',
                                       qos.LATCHED_QOS)
@@ -118,7 +124,7 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
         assert estimator.dm.source == str(result)
         spin_until(executor, lambda: publisher.get_subscription_count() == 1,
                    'the estimator subscribed to /joint_states', TIMEOUT)
-        log = arm_log(CONTACT + 60)
+        log = arm_log(CONTACT + CONTACT_SAMPLES + 60)
         for k, sample in enumerate(log):
             msg = JointState(name=JOINTS, position=sample.position.tolist(),
                              effort=sample.effort.tolist())
@@ -143,6 +149,20 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
         delay = Time.from_msg(report.header.stamp).nanoseconds - (START_NS + 1_000_000 * CONTACT)
         assert 0 < delay <= 10_000_000
         assert Time.from_msg(report.onset).nanoseconds >= START_NS + 1_000_000 * CONTACT
+        # markers: the collision at link2 (the link joint2 moves), then cleared after the contact
+        spin_until(executor, lambda: len(markers) >= 2, 'the collision markers, then cleared',
+                   TIMEOUT)
+        assert len(markers) == 2, [(k, [x.action for x in m.markers]) for k, m in markers]
+        (shown_at, shown), (cleared_at, cleared) = markers
+        clear, sphere, text = shown.markers
+        assert clear.action == Marker.DELETEALL
+        assert (sphere.type, sphere.header.frame_id, sphere.ns) == \
+            (Marker.SPHERE, 'link2', 'collision')
+        assert (sphere.color.r, sphere.color.g) == (pytest.approx(1.0), pytest.approx(0.1))
+        assert text.type == Marker.TEXT_VIEW_FACING and text.header.frame_id == 'link2'
+        assert text.text == f'joint2: {report.external_torque:.3g} N·m'
+        assert shown_at <= CONTACT + 10 < CONTACT + CONTACT_SAMPLES < cleared_at
+        assert [m.action for m in cleared.markers] == [Marker.DELETEALL]
 
         bad = JointState(name=JOINTS, position=HOLD, effort=[0.0, math.nan, 0, 0, 0, 0])
         bad.header.stamp = Time(nanoseconds=START_NS + 1_000_000 * len(log)).to_msg()

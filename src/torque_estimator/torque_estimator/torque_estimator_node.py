@@ -11,7 +11,10 @@ motion is the reference. Publishes, with the stamp of the input sample:
 * ``~/external_torques`` (sensor_msgs/JointState): effort = the external torque of the momentum
   observer (the environment on the robot, positive in the joint's direction);
 * ``~/collision`` (ident_msgs/Collision): a joint whose external torque stayed beyond
-  ``collision_threshold`` for ``collision_time``.
+  ``collision_threshold`` for ``collision_time``;
+* ``~/collision_markers`` (visualization_msgs/MarkerArray, transient local, depth 1): while
+  joints are in collision, a red sphere and a text (joint, external torque) at the link each
+  moves; a DELETEALL alone once none is (``ident_ros.conversions.collision_markers``).
 
 The model is ``model_file`` (RESULT.yaml: rigid body, rotor inertia, friction, transmission;
 ``urdf_file`` replaces its URDF path) or ``urdf_file`` alone, with ``payload_file``
@@ -35,8 +38,10 @@ from pydantic import Field
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
+from visualization_msgs.msg import MarkerArray
 
 from ident_core.errors import InputError
+from ident_core.model.inertial import body_links
 from ident_core.motion.controller import TrajectoryBuffer
 from ident_core.schema import per_joint
 from ident_core.torque_estimation.collision import CollisionDetector
@@ -45,7 +50,7 @@ from ident_core.torque_estimation.dynamics import load_dynamic_model
 from ident_core.torque_estimation.estimator import TorqueEstimator
 from ident_msgs.msg import Collision, IdentifiedParameters
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import trajectory_points
+from ident_ros.conversions import collision_markers, trajectory_points
 from ident_ros.parameters import declare_parameters
 
 #: A stamp this much older than the previous one restarts the filter [s].
@@ -109,6 +114,9 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.identified = bool(p.model_file)
         self.joint_names = list(self.dm.robot.joint_names)
         self.thresholds = per_joint(p.collision_threshold, self.dm.n, 'collision_threshold')
+        self.links = body_links(self.dm.robot)
+        self.units = self.dm.robot.effort_units()
+        self._collision_torques: dict[int, float] = {}     # joint in collision -> torque shown
         self._restart()
         self._last_q = None
         self.buffer: TrajectoryBuffer | None = None
@@ -121,6 +129,8 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.external = self.create_publisher(JointState, '~/external_torques',
                                               qos.ESTIMATE_QOS)
         self.collisions = self.create_publisher(Collision, '~/collision', qos.EVENT_QOS)
+        self.collision_marker_publisher = self.create_publisher(
+            MarkerArray, '~/collision_markers', qos.MARKER_QOS)
         self.create_subscription(JointState, p.joint_states_topic, self._on_joint_state,
                                  qos.JOINT_STATES_QOS)
         if p.reference_topic:
@@ -141,6 +151,9 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         threshold = self.thresholds if self.identified else np.zeros(self.dm.n)
         self.detector = CollisionDetector(threshold, self.config.collision_time)
         self._last_stamp = None
+        if self._collision_torques:                 # a new detector: no joint in collision
+            self._collision_torques = {}
+            self.collision_marker_publisher.publish(collision_markers([]))
 
     def _on_model(self, msg: IdentifiedParameters) -> None:
         if not msg.result_path or msg.result_path == self.dm.source:
@@ -195,8 +208,11 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
             out.header.stamp = msg.header.stamp
             out.effort = array.array('d', effort.tobytes())     # no per-element checks
             publisher.publish(out)
-        for c in self.detector.update(stamp, estimate.external):
+        collisions = self.detector.update(stamp, estimate.external)
+        for c in collisions:
             self._report(msg, c)
+        if self.detector.changed:
+            self._publish_collision_markers(collisions)
 
     def _arrays(self, msg: JointState) -> tuple[np.ndarray, np.ndarray]:
         """Position and effort in model joint order."""
@@ -217,6 +233,15 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.collisions.publish(out)
         self.get_logger().warning(f'collision on {out.joint}: external torque '
                                   f'{c.external_torque:.3g} (threshold {out.threshold:g})')
+
+    def _publish_collision_markers(self, collisions: list) -> None:
+        """Markers of the joints in collision now, with the torque of their report."""
+        active = [int(j) for j in self.detector.active]
+        torques = {j: t for j, t in self._collision_torques.items() if j in active}
+        torques.update({c.joint: c.external_torque for c in collisions})
+        self._collision_torques = torques
+        self.collision_marker_publisher.publish(collision_markers(
+            [(self.links[j], self.joint_names[j], torques[j], self.units[j]) for j in active]))
 
     def close(self) -> None:
         if hasattr(self, 'estimator'):

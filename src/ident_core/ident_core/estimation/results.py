@@ -34,6 +34,7 @@ import pydantic
 from ..errors import InputError
 from ..files import dump_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
+from ..model.inertial import LinkInertial
 from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
@@ -462,6 +463,27 @@ def read_result(path: str | Path, urdf: str | Path | None = None,
         standard=None if doc.standard_parameters is None else np.array(doc.standard_parameters),
         friction_shape={k: np.array(getattr(doc.actuators, k), dtype=float)
                         for k in doc.config.spec.shape_terms} or None)
+
+
+def result_links(result: dict) -> list[LinkInertial]:
+    """The identified bodies of a RESULT.yaml content (its ``links``).
+
+    Parameters
+    ----------
+    result : dict
+        RESULT.yaml content (``ResultFile.model_dump()``); ``links`` is used.
+
+    Returns
+    -------
+    list of LinkInertial
+        One per entry of ``links`` (empty when the result holds no standard parameters): mass
+        [kg], centre of mass (3,) [m] and inertia (3, 3) about it [kg·m²] in the link frame.
+    """
+    return [LinkInertial(joint=k['joint'], link=k['link'], mass=float(k['mass']),
+                         com=np.array(k['com'], dtype=float),
+                         inertia=np.array(k['inertia'], dtype=float),
+                         physically_consistent=bool(k['physically_consistent']))
+            for k in result.get('links') or []]
 
 
 def read_result_file(path: str | Path) -> ResultFile:

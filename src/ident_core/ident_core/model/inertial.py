@@ -196,6 +196,62 @@ def inertia_matrix(six) -> np.ndarray:
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 
+def equivalent_box(mass: float, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The homogeneous box with the same mass and inertia about its centre.
+
+    A box of sides ``a, b, c`` has principal moments ``m (b² + c²)/12`` etc.; so
+    ``a² = 6 (I_2 + I_3 − I_1) / m`` for principal moments ``I_1..3``. A side whose square comes
+    out negative (an inertia that breaks the triangle inequality) is 0.
+
+    Parameters
+    ----------
+    mass : float
+        [kg], positive.
+    inertia : (3, 3) ndarray
+        About the centre of mass [kg·m²].
+
+    Returns
+    -------
+    sides : (3,) ndarray
+        Along the principal axes [m].
+    rotation : (3, 3) ndarray
+        Columns: the principal axes in the inertia's frame (a proper rotation).
+    """
+    moments, axes = np.linalg.eigh((inertia + inertia.T) / 2)
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] = -axes[:, 2]
+    total = moments.sum()
+    sides = np.sqrt(np.clip(6 * (total - 2 * moments) / mass, 0.0, None))
+    return sides, axes
+
+
+def link_equivalent_box(body: LinkInertial) -> tuple[np.ndarray, np.ndarray] | None:
+    """The equivalent-inertia box of a body, if it is a physical rigid body.
+
+    Parameters
+    ----------
+    body : LinkInertial
+        Mass [kg], centre of mass (3,) [m] and inertia (3, 3) about it [kg·m²], in the link
+        frame, and their physical consistency.
+
+    Returns
+    -------
+    sides : (3,) ndarray
+        Along the principal axes [m] (``equivalent_box``).
+    rotation : (3, 3) ndarray
+        Columns: the principal axes in the link frame (a proper rotation).
+
+        None instead of the pair when the body has no such box: a mass ≤ 0, a centre of mass
+        or inertia that is not finite, or parameters that are not physically consistent (an
+        inertia that is not positive semi-definite or breaks the triangle inequalities).
+    """
+    inertia = np.asarray(body.inertia, dtype=float)
+    if not (body.physically_consistent and body.mass > 0
+            and np.all(np.isfinite(body.com)) and np.all(np.isfinite(inertia))):
+        return None
+    return equivalent_box(body.mass, inertia)
+
+
 def collision_boxes(robot: RobotModel, package_dirs: list[str] | None = None) -> list:
     """Axis-aligned box around the collision geometry of each body, in the body frame.
 

@@ -125,6 +125,17 @@ class RobotModel:
         return np.concatenate([self.model.inertias[i].toDynamicParameters()
                                for i in range(1, self.model.njoints)])
 
+    def effort_units(self) -> list[str]:
+        """The unit of each joint's effort, for display.
+
+        Returns
+        -------
+        list of str
+            (n,) ``'N'`` for a prismatic joint, ``'N·m'`` for a revolute one; joint order.
+        """
+        return ['N' if 'Prismatic' in joint.shortname() or joint.shortname().startswith(
+            'JointModelP') else 'N·m' for joint in list(self.model.joints)[1:]]
+
     def joint_index(self, joint: str, source: str = '') -> int:
         """Index of a moving joint.
 

@@ -23,6 +23,7 @@ from ..schema import parse
 from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
 from ..torque_estimation.dynamics import load_dynamic_model
 from ..torque_estimation.offline import TorqueEstimates, estimate_torques, fourier_reference
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 
 EXCITATION_TOPIC = '/excitation_node/trajectory'
@@ -63,8 +64,11 @@ def _run(args: argparse.Namespace) -> int:
     """Estimate, print a summary, write the CSV; 0."""
     config = _config(args)
     dm = load_dynamic_model(args.model, args.urdf, args.payload, args.ignore_urdf_change)
-    dataset, reference = _data(args, dm.robot.joint_names)
-    result = estimate_torques(dm, dataset, config, reference)
+    with progress_bar(args, 'estimate-torque', unit='sample') as bar:
+        bar.set_description(f'reading {args.data}')
+        dataset, reference = _data(args, dm.robot.joint_names)
+        bar.set_description(config.method)
+        result = estimate_torques(dm, dataset, config, reference, progress=bar)
     print_summary(result)
     out = write_atomic(args.out, torques_csv(result))
     print(f'torques written to {out}')

@@ -1,17 +1,23 @@
 SHELL := /bin/bash
 
-# Robot recordings live beside the repository (../shared/data). DATA_DIR (KUKA LWR4+) and
-# TX40_DIR are made absolute and exported so the dataset descriptions can use ${DATA_DIR}.
-DATA_DIR ?= ../shared/data/kuka_lwr4
-TX40_DIR ?= ../shared/data/staubli_tx40
+# Robot recordings: data/ when scripts/fetch_data.sh put them there, else beside the repository
+# (../shared/data); the same order as scripts/data_dirs.py. DATA_DIR (KUKA LWR4+) and TX40_DIR
+# are made absolute and exported so the dataset descriptions can use ${DATA_DIR}.
+DATA_DIR ?= $(firstword $(wildcard data/kuka_lwr4) ../shared/data/kuka_lwr4)
+TX40_DIR ?= $(firstword $(wildcard data/staubli_tx40) ../shared/data/staubli_tx40)
 override DATA_DIR := $(abspath $(DATA_DIR))
 override TX40_DIR := $(abspath $(TX40_DIR))
 export DATA_DIR TX40_DIR
 ENV := source scripts/env.sh &&
 KUKA := config/datasets/kuka_lwr4
+KUKA_FILES := kuka_lwr4.urdf measurements_1.npz measurements_2.npz measurements_3.npz
+TX40_FILES := tx40_mdh_modified.urdf pos_read_data.csv curr_data.csv
+# $(call need,DIR,FILES,WHAT,VARIABLE): stop with one line when a file is missing
+need = $(if $(filter-out $(wildcard $(addprefix $(1)/,$(2))),$(addprefix $(1)/,$(2))),$(error \
+    $(3) recordings not found in $(1): run scripts/fetch_data.sh (or set $(4)=/path)))
 
 .PHONY: setup test demo demo-sim demo-scara demo-payload demo-friction demo-kuka demo-tx40 bench \
-	clean
+	clean need-kuka need-tx40
 
 setup:
 	bash scripts/setup.sh
@@ -63,12 +69,18 @@ demo-friction: setup
 	    identification_params:=config/six_axis_3kg/identification_node_friction.yaml \
 	    output_dir:=output/demo_friction
 
-demo-kuka: setup
+need-kuka:
+	@$(call need,$(DATA_DIR),$(KUKA_FILES),KUKA LWR4+,DATA_DIR):
+
+need-tx40:
+	@$(call need,$(TX40_DIR),$(TX40_FILES),Staubli TX40,TX40_DIR):
+
+demo-kuka: need-kuka setup
 	$(ENV) robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf --data $(KUKA)/measurements_1.yaml \
 	    --validate $(KUKA)/measurements_2.yaml $(KUKA)/measurements_3.yaml \
 	    --out output/kuka_lwr4/result.yaml
 
-demo-tx40: setup
+demo-tx40: need-tx40 setup
 	$(ENV) robot-ident identify --urdf $(TX40_DIR)/tx40_mdh_modified.urdf \
 	    --data config/datasets/staubli_tx40/tx40.yaml --split 0.7 --rotor-inertia \
 	    --out output/staubli_tx40/result.yaml

@@ -1,6 +1,6 @@
 """Optimal excitation (issue 4): random best-of-200 vs GA vs GA + local refinement.
 
-For the 6-axis arm of urdf/, the KUKA LWR4+ of ../shared/data/kuka_lwr4 (skipped if absent) and
+For the 6-axis arm of urdf/, the KUKA LWR4+ of data/ or ../shared/data (skipped if absent) and
 the 7-DOF Franka Panda of the ``example-robot-data`` package (skipped if not installed:
 ``pip install -r benchmarks/requirements.txt``), 5 seeds each, 120 s budget per run, prints per
 optimiser the condition number and −log det(WᵀW/M) reached (median, min, max over seeds), the
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import os
 import statistics
 import sys
 import time
@@ -33,8 +32,11 @@ from ident_core.excitation.problem import ExcitationProblem
 from ident_core.model.robot import load_robot
 from ident_core.threads import limit_blas_threads
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'scripts'))
+from data_dirs import recording_dir  # data/, then ../shared/data
+
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get('DATA_DIR', REPO.parent / 'shared' / 'data'))
+
 GAZ_PANDA_COND = 121.9
 OPTIMIZERS = ('random', 'random-repair', 'ga+local')
 SEVEN_DOF_SETTINGS = {
@@ -51,7 +53,7 @@ def six_axis():
 
 
 def kuka():
-    urdf = DATA / 'kuka_lwr4' / 'kuka_lwr4.urdf'
+    urdf = recording_dir('kuka_lwr4') / 'kuka_lwr4.urdf'
     if not urdf.is_file():
         return None
     # No published acceleration limits: 10 rad/s² on every joint; torque limits of the URDF.

@@ -49,6 +49,9 @@ from ident_core.sim.evaluation import compare_friction, worst_errors
 from ident_core.sim.simulator import RobotSimulator
 from ident_core.threads import limit_blas_threads
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'scripts'))
+from data_dirs import recording_dir  # data/, then ../shared/data
+
 REPO = Path(__file__).resolve().parents[1]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 #: The simulated arm of ``make demo-friction``: Table 3's improved-Stribeck friction on joints
@@ -217,17 +220,16 @@ def section_whole_robot():
 def section_real():
     from ident_core.data.datasets import load_dataset
 
-    shared = REPO.parent / 'shared' / 'data'
     cases = []
     datasets = REPO / 'config' / 'datasets'
-    kuka = shared / 'kuka_lwr4'
+    kuka = recording_dir('kuka_lwr4')
     if kuka.exists():
         os.environ['DATA_DIR'] = str(kuka)
         robot = load_robot(kuka / 'kuka_lwr4.urdf')
         runs = [load_dataset(datasets / 'kuka_lwr4' / f'measurements_{i}.yaml', robot.joint_names)
                 for i in (1, 3)]
         cases.append(('KUKA m1 -> m3', robot, [runs[0]], runs[1], False))
-    tx40 = shared / 'staubli_tx40'
+    tx40 = recording_dir('staubli_tx40')
     if tx40.exists():
         os.environ['TX40_DIR'] = str(tx40)
         robot = load_robot(tx40 / 'tx40_mdh_modified.urdf')

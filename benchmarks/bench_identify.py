@@ -39,8 +39,10 @@ from ident_core.model.robot import load_robot
 from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 from ident_core.threads import blas_threads, limit_blas_threads
 
-DEFAULT_URDF = Path(os.environ.get('DATA_DIR', Path(__file__).resolve().parents[2]
-                                   / 'shared/data/kuka_lwr4')) / 'kuka_lwr4.urdf'
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'scripts'))
+from data_dirs import recording_dir  # data/, then ../shared/data
+
+DEFAULT_URDF = recording_dir('kuka_lwr4') / 'kuka_lwr4.urdf'
 CORE = 'regressor + estimator'
 CPU_BOUND = '''
 import os

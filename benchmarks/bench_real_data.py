@@ -1,10 +1,10 @@
-"""Accuracy on the real recordings of ../shared/data: KUKA LWR4+ splits and Stäubli TX40 70/30.
+"""Accuracy on the real recordings (data/ or ../shared/data): KUKA LWR4+ splits, Stäubli TX40 70/30.
 
 Prints the validation metrics of each split and estimator (OLS, WLS, pc-wls; FloBaRoID's
 definitions), the physical consistency and total mass of the bodies, and the TX40 friction and
 rotor-inertia estimates next to the reference identification (TX40_config_reference_params.yaml).
 
-    python benchmarks/bench_real_data.py [--data ../shared/data]
+    python benchmarks/bench_real_data.py [--data FOLDER_OF_THE_SETS]
 """
 from __future__ import annotations
 
@@ -21,13 +21,16 @@ from ident_core.estimation.identification import IdentificationConfig, identify,
 from ident_core.model.robot import load_robot
 from ident_core.threads import limit_blas_threads
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'scripts'))
+from data_dirs import recording_dir  # data/, then ../shared/data
+
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO / 'config' / 'datasets'
 
 
-def kuka(data: Path) -> None:
-    os.environ['DATA_DIR'] = str(data / 'kuka_lwr4')
-    robot = load_robot(data / 'kuka_lwr4' / 'kuka_lwr4.urdf')
+def kuka(folder: Path) -> None:
+    os.environ['DATA_DIR'] = str(folder)
+    robot = load_robot(folder / 'kuka_lwr4.urdf')
     runs = {i: load_dataset(DATASETS / 'kuka_lwr4' / f'measurements_{i}.yaml', robot.joint_names)
             for i in (1, 2, 3)}
     urdf_mass = robot.standard_parameters()[0::10].sum()
@@ -51,8 +54,7 @@ def kuka(data: Path) -> None:
           "(OLS/WLS: the standard parameters nearest to the URDF's)")
 
 
-def tx40(data: Path) -> None:
-    folder = data / 'staubli_tx40'
+def tx40(folder: Path) -> None:
     os.environ['TX40_DIR'] = str(folder)
     robot = load_robot(folder / 'tx40_mdh_modified.urdf')
     first, last = load_dataset(DATASETS / 'staubli_tx40' / 'tx40.yaml').split(0.7)
@@ -88,18 +90,22 @@ def tx40(data: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--data', type=Path, default=REPO.parent / 'shared' / 'data')
+    parser.add_argument('--data', type=Path, help='folder of kuka_lwr4/ and staubli_tx40/ '
+                        '(default: data/, else ../shared/data; scripts/data_dirs.py)')
     args = parser.parse_args()
     limit_blas_threads()
     found = False
-    if (args.data / 'kuka_lwr4' / 'measurements_1.npz').is_file():
-        kuka(args.data)
+    kuka_dir, tx40_dir = (args.data / name if args.data else recording_dir(name)
+                          for name in ('kuka_lwr4', 'staubli_tx40'))
+    if (kuka_dir / 'measurements_1.npz').is_file():
+        kuka(kuka_dir)
         found = True
-    if (args.data / 'staubli_tx40' / 'curr_data.csv').is_file():
-        tx40(args.data)
+    if (tx40_dir / 'curr_data.csv').is_file():
+        tx40(tx40_dir)
         found = True
     if not found:
-        print(f'bench_real_data: no recordings under {args.data}', file=sys.stderr)
+        print(f'bench_real_data: no recordings in {kuka_dir} or {tx40_dir} (run '
+              'scripts/fetch_data.sh)', file=sys.stderr)
         return 2
     return 0
 

@@ -1,4 +1,5 @@
 """Shared paths, small URDFs and the bad-file check of the ident_core tests."""
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,9 +9,13 @@ from ident_core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[3]
 ARM6 = REPO / 'urdf' / 'six_axis_3kg.urdf'
-SHARED_DATA = REPO.parent / 'shared' / 'data'
-KUKA_DIR = SHARED_DATA / 'kuka_lwr4'
-TX40_DIR = SHARED_DATA / 'staubli_tx40'
+sys.path.insert(0, str(REPO / 'scripts'))
+from data_dirs import missing_reason, recording_dir  # data/, then ../shared/data
+
+KUKA_DIR = recording_dir('kuka_lwr4')
+TX40_DIR = recording_dir('staubli_tx40')
+KUKA_MISSING = missing_reason('kuka_lwr4')
+TX40_MISSING = missing_reason('staubli_tx40')
 
 
 def one_joint_urdf(tmp_path, axis='0 0 1', name='pendulum'):

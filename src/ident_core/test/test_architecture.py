@@ -30,7 +30,8 @@ def test_core_is_organised_by_area():
     for area in AREAS:
         assert (CORE / area / '__init__.py').is_file(), area
     flat = sorted(p.name for p in CORE.glob('*.py'))
-    assert flat == ['__init__.py', 'errors.py', 'files.py', 'schema.py', 'threads.py']
+    assert flat == ['__init__.py', 'errors.py', 'files.py', 'progress.py', 'schema.py',
+                    'threads.py']
 
 
 def test_subpackages_import_nothing_on_their_own():

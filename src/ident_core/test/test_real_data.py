@@ -1,4 +1,5 @@
-"""Acceptance on real robot recordings (../shared/data). Skipped when the data are absent.
+"""Acceptance on real robot recordings (data/ or ../shared/data, ``helpers.KUKA_DIR``). Skipped
+when the data are absent.
 
 Tolerances: KUKA LWR4+ with the default pc-wls (issue 10): m1 → m2 ≤ 2.5 % (FloBaRoID's SDP:
 2.81 %), m1 → m3 ≤ 5.5 %, m3 → m1 ≤ 3.5 %, every body physically consistent, total mass within
@@ -12,7 +13,7 @@ import os
 import numpy as np
 import pytest
 import yaml
-from helpers import KUKA_DIR, REPO, TX40_DIR
+from helpers import KUKA_DIR, KUKA_MISSING, REPO, TX40_DIR, TX40_MISSING
 
 from ident_core.data.datasets import load_dataset
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
@@ -21,9 +22,9 @@ from ident_core.model.robot import load_robot
 DATASETS = REPO / 'config' / 'datasets'
 
 kuka = pytest.mark.skipif(not (KUKA_DIR / 'measurements_1.npz').is_file(),
-                          reason=f'KUKA LWR4+ recordings not found in {KUKA_DIR}')
+                          reason=KUKA_MISSING)
 tx40 = pytest.mark.skipif(not (TX40_DIR / 'curr_data.csv').is_file(),
-                          reason=f'Stäubli TX40 recordings not found in {TX40_DIR}')
+                          reason=TX40_MISSING)
 
 
 @pytest.fixture(scope='module')

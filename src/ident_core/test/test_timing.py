@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from datafiles import write_npz, write_yaml
-from helpers import KUKA_DIR, REPO
+from helpers import KUKA_DIR, KUKA_MISSING, REPO
 
 from ident_core.cli import main
 from ident_core.data.datasets import load_dataset
@@ -471,7 +471,7 @@ def test_cli_prints_the_summary_and_takes_the_velocity_options(make_synthetic, t
 # --- KUKA LWR4+ recordings ----------------------------------------------------------------------
 
 @pytest.mark.skipif(not (KUKA_DIR / 'measurements_1.npz').is_file(),
-                    reason=f'KUKA LWR4+ recordings not found in {KUKA_DIR}')
+                    reason=KUKA_MISSING)
 def test_kuka_npz_directly_gives_the_fixed_rate_result(monkeypatch):
     monkeypatch.setenv('DATA_DIR', str(KUKA_DIR))
     robot = load_robot(KUKA_DIR / 'kuka_lwr4.urdf')

@@ -315,7 +315,7 @@ class IdentificationNode(lifecycle.GracefulNode):
             joints=list(request.joints) or None, models=models, optimizers=optimizers,
             config=self.friction_config,
             validation=[self._load(b, periodic_only=False) for b in validation_bags],
-            progress=lambda line: self.get_logger().info(f'fitting friction of {line}'))
+            progress=_FitLog(self.get_logger()))
         for key, why in result.failures.items():
             self.get_logger().warning(f'friction fit {key}: {why}')
         path = Path(request.result_path or str(Path(bags[0])) + '.friction.yaml')
@@ -452,3 +452,16 @@ def _choice(field: str, value: str, names: tuple, default: str, every: tuple) ->
 def main(args=None):
     """Console script ``identification_node``."""
     sys.exit(lifecycle.run(IdentificationNode, args=args))
+
+
+class _FitLog:
+    """The ``progress`` receiver of ``identify_friction``: logs each fit as it starts."""
+
+    def __init__(self, logger):
+        self.logger = logger
+
+    def update(self, n: int) -> None:
+        pass
+
+    def set_description(self, line: str) -> None:
+        self.logger.info(f'fitting friction of {line}')

@@ -22,7 +22,9 @@ The verbs that read recordings take ``--recover``: a rosbag2 that a killed recor
 unfinished is read up to its damage (with a warning) instead of refused.
 
 One module per verb; only the module of the verb given is imported. Errors in the input print
-one line ``robot-ident: error: ...`` on stderr and exit with code 2. BLAS runs on one thread
+one line ``robot-ident: error: ...`` on stderr and exit with code 2. The verbs that can take
+long draw a progress bar on stderr when it is a terminal (``--no-progress``: none; the bar is
+cleared before an error line; ``cli/progress.py``). BLAS runs on one thread
 (``ROBOT_IDENT_BLAS_THREADS``, see ``ident_core.threads``).
 """
 from __future__ import annotations
@@ -105,6 +107,8 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         if name == verb:
             importlib.import_module(f'{__name__}.{name.replace("-", "_")}').add_arguments(p)
+            p.add_argument('--no-progress', action='store_true',
+                           help='no progress bar (none either when stderr is not a terminal)')
     return parser
 
 

@@ -28,6 +28,7 @@ from ..torque_estimation.offline import (
     fourier_reference,
     torques_csv,
 )
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 
 
@@ -69,8 +70,11 @@ def _run(args: argparse.Namespace) -> int:
     """Estimate, print a summary, write the CSV; 0."""
     config = _config(args)
     dm = load_dynamic_model(args.model, args.urdf, args.payload, args.ignore_urdf_change)
-    dataset, stamps, reference = _data(args, dm.robot.joint_names)
-    result = estimate_torques(dm, dataset, config, reference)
+    with progress_bar(args, 'estimate-torque', unit='sample') as bar:
+        bar.set_description(f'reading {args.data}')
+        dataset, stamps, reference = _data(args, dm.robot.joint_names)
+        bar.set_description(config.method)
+        result = estimate_torques(dm, dataset, config, reference, progress=bar)
     if args.truth:
         result.true = true_torques(dataset, stamps, args.truth, dm.robot)[result.rows]
     print_summary(result)

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from pathlib import Path
-
-from tqdm import tqdm
 
 from ..errors import InputError
 from ..excitation.config import OBJECTIVES, default_config, load_excitation_config
@@ -25,6 +22,7 @@ from ..excitation.jointwise import FAST, SLOW, CosineSpec, design_jointwise
 from ..excitation.optimize import OPTIMIZERS, optimize_excitation
 from ..excitation.problem import ExcitationProblem
 from ..model.robot import load_robot
+from .progress import progress_bar
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,7 +56,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--cosine-periods', nargs=2, type=int, metavar=('FAST', 'SLOW'),
                    default=(FAST[2], SLOW[2]), help='--jointwise: periods run of each cosine')
     p.add_argument('--out', metavar='TRAJ.yaml')
-    p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.set_defaults(run=_run)
 
 
@@ -76,9 +73,9 @@ def _run(args: argparse.Namespace) -> int:
     config = config.updated(objective=args.objective, harmonics=args.harmonics,
                             period=args.period)
     problem = ExcitationProblem(robot, config)
-    with _Progress(disable=args.no_progress) as progress:
+    with progress_bar(args, unit='it') as bar:
         result = optimize_excitation(problem, args.optimizer, args.seed, args.budget,
-                                     progress.update, name=Path(args.out).stem)
+                                     bar.stage, name=Path(args.out).stem)
     out = result.trajectory.save(args.out)
     for stage in result.stages:
         print(f'{stage["name"]:<8} cond {stage["cond"]:10.4g}  dopt {stage["dopt"]:10.4g}  '
@@ -143,29 +140,3 @@ def _print(objectives: dict, margins: dict) -> None:
         print(f'min distance to collision {c["distance"]:.4g} m ({c["pair"][0]} – {c["pair"][1]} '
               f'at t = {c["t"]:.3f} s; required {c["clearance"]:g} m)')
 
-
-class _Progress:
-    """tqdm bars per stage on stderr (none when disabled or not a terminal)."""
-
-    def __init__(self, disable: bool):
-        self.disable = disable or not sys.stderr.isatty()
-        self.bar, self.stage = None, None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.close()
-
-    def update(self, stage: str, done: int, total: int, best: float) -> None:
-        if self.disable:
-            return
-        if stage != self.stage:
-            if self.bar is not None:
-                self.bar.close()
-            self.bar, self.stage = tqdm(total=total, desc=stage, file=sys.stderr), stage
-        self.bar.n = min(done, total)
-        if best == best:
-            self.bar.set_postfix(cost=f'{best:.4g}', refresh=False)
-        self.bar.refresh()

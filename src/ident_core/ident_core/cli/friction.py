@@ -9,7 +9,6 @@ least squares, the GA and the SA-GA, compare them on validation recordings, writ
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..data.datasets import load_dataset
 from ..errors import InputError
@@ -20,6 +19,7 @@ from ..friction.models import FRICTION_MODELS, ORDER, PAPER_MODELS, UNITS, param
 from ..friction.results import friction_file, write_friction
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 from .report import REPORT_HELP, report_after
 
@@ -75,11 +75,13 @@ def _run(args: argparse.Namespace) -> int:
     config = FrictionConfig(cutoff_hz=args.cutoff_hz, fit=fit)
     models = PAPER_MODELS if args.friction_model == 'all' else (args.friction_model,)
     optimizers = OPTIMIZERS if args.optimizer == 'all' else (args.optimizer,)
-    data = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data]
-    validation = [load_dataset(p, robot.joint_names, recover=args.recover)
-                  for p in args.validate]
-    result = identify_friction(robot, data, rigid, args.joints, models, optimizers, config,
-                               validation, progress=_progress)
+    with progress_bar(args, 'friction', unit='fit') as bar:
+        data = [load_dataset(p, robot.joint_names, recover=args.recover)
+                for p in bar.each(args.data)]
+        validation = [load_dataset(p, robot.joint_names, recover=args.recover)
+                      for p in bar.each(args.validate)]
+        result = identify_friction(robot, data, rigid, args.joints, models, optimizers, config,
+                                   validation, progress=bar)
     print_tables(result)
     out = write_friction(args.out, friction_file(result, config))
     print(f'\nfriction written to {out}')
@@ -102,11 +104,6 @@ def _fixed(items: list[str]) -> dict[str, float]:
         except ValueError:
             raise InputError(f'--fix {item}: {value!r} is not a number') from None
     return out
-
-
-def _progress(line: str) -> None:
-    if sys.stderr.isatty():
-        print(f'fitting {line} ...', file=sys.stderr)
 
 
 def print_tables(result) -> None:

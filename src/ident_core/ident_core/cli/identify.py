@@ -14,6 +14,7 @@ from ..estimation.identification import IdentificationConfig, identify, validate
 from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 from .report import REPORT_HELP, report_after
 from .validate import print_validation
@@ -106,19 +107,22 @@ def _run(args: argparse.Namespace) -> int:
     """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
     robot = load_robot(args.urdf)
     config = config_from_args(args)
-    # generators: a recording is read when it is needed and let go when done (long logs)
-    train = (load_dataset(p, robot.joint_names, recover=args.recover) for p in args.data)
-    held_out = []
-    if args.split is not None:
-        if not 0 < args.split < 1:
-            raise InputError(f'--split must be in (0, 1), got {args.split}')
-        parts = [d.split(args.split) for d in train]
-        train, held_out = [a for a, _ in parts], [b for _, b in parts]
-    model = identify(robot, train, config)
-    del train
-    checks = itertools.chain(held_out, (load_dataset(p, robot.joint_names, recover=args.recover)
-                                        for p in args.validate))
-    validations = [validate(model, d) for d in checks]
+    with progress_bar(args, 'identify') as bar:
+        # generators: a recording is read when it is needed and let go when done (long logs)
+        train = (load_dataset(p, robot.joint_names, recover=args.recover)
+                 for p in bar.each(args.data))
+        held_out = []
+        if args.split is not None:
+            if not 0 < args.split < 1:
+                raise InputError(f'--split must be in (0, 1), got {args.split}')
+            parts = [d.split(args.split) for d in train]
+            train, held_out = [a for a, _ in parts], [b for _, b in parts]
+        model = identify(robot, train, config, progress=bar)
+        del train
+        checks = itertools.chain(held_out, (load_dataset(p, robot.joint_names,
+                                                         recover=args.recover)
+                                            for p in bar.each(args.validate)))
+        validations = [validate(model, d, progress=bar) for d in checks]
     reports = [v.report() for v in validations]
     out = write_result(args.out, result_file(model, reports))
     print_preprocessing(model.stats['preprocessing']

@@ -20,6 +20,7 @@ from ..payload.geometry import frame_in_link
 from ..payload.methods import METHODS, PayloadConfig
 from ..payload.results import PayloadData, payload_file, read_payload, write_payload
 from .identify import config_from_args
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 from .report import REPORT_HELP, report_after
 
@@ -86,11 +87,16 @@ def _run(args: argparse.Namespace) -> int:
     from ..payload.identify import identify_payload
 
     config = config_from_args(args, PayloadConfig)
-    unloaded = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.unloaded]
-    loaded = [load_dataset(p, robot.joint_names, recover=args.recover) for p in args.loaded]
-    model = read_result(args.model, args.urdf, args.ignore_urdf_change) if args.model else None
-    result = identify_payload(robot, loaded, args.method, frame=args.frame, unloaded=unloaded,
-                              model=model, config=config, known_mass=args.known_mass)
+    with progress_bar(args, 'payload') as bar:
+        unloaded = [load_dataset(p, robot.joint_names, recover=args.recover)
+                    for p in bar.each(args.unloaded)]
+        loaded = [load_dataset(p, robot.joint_names, recover=args.recover)
+                  for p in bar.each(args.loaded)]
+        model = read_result(args.model, args.urdf, args.ignore_urdf_change) if args.model \
+            else None
+        result = identify_payload(robot, loaded, args.method, frame=args.frame,
+                                  unloaded=unloaded, model=model, config=config,
+                                  known_mass=args.known_mass, progress=bar)
     content = payload_file(robot, result, PayloadData(
         unloaded=[d.source for d in unloaded], loaded=[d.source for d in loaded],
         model=args.model))

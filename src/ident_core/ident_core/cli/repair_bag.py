@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..data.bag_repair import repair_bag
+from .progress import progress_bar
 
 #: Help of the ``--recover`` option of the verbs that read recordings.
 RECOVER_HELP = ('read rosbag2 recordings that a killed recorder left unfinished up to the damage '
@@ -25,9 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Repair every bag, print one line each; 0 (errors raise, after the bags before)."""
-    for bag in args.bags:
-        done = repair_bag(bag)
-        topics = ', '.join(f'{n} {t}' for t, n in done.topics.items())
-        print(f'{done.path}: {done.damage}; recovered {done.scan.seconds:.3f} s ({topics}) into '
-              f'{done.repaired.name}, {done.source.name} kept')
+    with progress_bar(args, 'repair-bag', len(args.bags), unit='bag') as bar:
+        for bag in bar.each(args.bags, 'repairing'):
+            done = repair_bag(bag)
+            bar.update()
+            topics = ', '.join(f'{n} {t}' for t, n in done.topics.items())
+            print(f'{done.path}: {done.damage}; recovered {done.scan.seconds:.3f} s ({topics}) '
+                  f'into {done.repaired.name}, {done.source.name} kept')
     return 0

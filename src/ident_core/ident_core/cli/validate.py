@@ -13,6 +13,7 @@ from ..data.datasets import load_dataset
 from ..estimation.identification import validate
 from ..estimation.results import read_result
 from ..files import write_atomic
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 
 
@@ -39,7 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     """Validate, print the metrics (or JSON), write the CSV if asked; 0 (errors raise)."""
     model = read_result(args.model, args.urdf, args.ignore_urdf_change)
-    v = validate(model, load_dataset(args.data, model.robot.joint_names, recover=args.recover))
+    with progress_bar(args, 'validate') as bar:
+        bar.set_description(f'reading {args.data}')
+        dataset = load_dataset(args.data, model.robot.joint_names, recover=args.recover)
+        v = validate(model, dataset, progress=bar)
     if args.csv:
         _write_csv(args.csv, v, model.robot.joint_names)
     if args.json:

@@ -29,6 +29,7 @@ from ..data.signal_processing import decimation_is_plain, differentiate, lowpass
 from ..errors import InputError
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
+from ..progress import Progress, advance, describe, expect
 from .identification import (
     REST_FRACTION,
     IdentificationConfig,
@@ -135,7 +136,7 @@ def settling_samples(fs: float, cutoff_hz: float, order: int) -> int:
 
 
 def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
-           config: IdentificationConfig) -> KeptRows:
+           config: IdentificationConfig, progress: Progress = None) -> KeptRows:
     """The kept rows of ``preprocess`` + ``regression_data`` + ``reversal_mask``, computed
     block by block (module docstring).
 
@@ -149,6 +150,9 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
         Its base parameters.
     config : IdentificationConfig
         Filtering, decimation, reversal window.
+    progress : callable or object with ``update(n)``, optional
+        Told of one step per block of each of the two passes (``ident_core.progress``), or of
+        one step when the recording is preprocessed whole.
 
     Returns
     -------
@@ -160,19 +164,22 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
         As ``preprocess``.
     """
     robot = regressor.robot
+    describe(progress, dataset.source)
     d, tb, cutoff_hz, sharp_hz = time_base(dataset, robot, config)
     fs, order = tb.rate, config.filter_order
     factor = config.decimate or max(1, math.floor(round(0.4 * fs / cutoff_hz, 6)))
     if not (factor == 1 or decimation_is_plain(factor, fs, cutoff_hz)):
+        expect(progress, 1)
         p = preprocess(dataset, robot, config)
         w, tau = regression_data(regressor, base, p, factor)
+        advance(progress)
         return KeptRows(d.source, d.samples, factor, None, None, None, tau, None,
                         p.reversal_mask(regressor.gear, factor, config.reversal_window),
                         p.summary, w)
     settle = max(settling_samples(fs, cutoff_hz, order), settling_samples(fs, sharp_hz, order))
     reach = math.ceil(config.reversal_window * fs) + 2
     run = _Run(d, tb, regressor, base, config, cutoff_hz, sharp_hz, factor,
-               margin=2 * settle + 4 + reach, reach=reach)
+               margin=2 * settle + 4 + reach, reach=reach, progress=progress)
     try:
         run.first_pass()
         parts = [run.kept(segment) for segment in run.segments()]
@@ -187,7 +194,7 @@ class _Run:
     """The two passes of ``reduce`` over one recording."""
 
     def __init__(self, d, tb, regressor, base, config, cutoff_hz, sharp_hz, factor, margin,
-                 reach):
+                 reach, progress=None):
         self.d, self.tb, self.regressor, self.base = d, tb, regressor, base
         self.cutoff_hz, self.sharp_hz, self.factor = cutoff_hz, sharp_hz, factor
         self.order, self.window = config.filter_order, config.reversal_window
@@ -199,6 +206,7 @@ class _Run:
         self.summary = [tb.summary()]
         self.recorded = False
         self.peak = None
+        self.progress = progress
 
     def segments(self):
         for span in self.tb.segments:
@@ -210,6 +218,7 @@ class _Run:
         for a in range(0, length, BLOCK_ROWS):
             b = min(length, a + BLOCK_ROWS)
             yield a, b, max(0, a - self.margin), min(length, b + self.margin)
+            advance(self.progress)
 
     def lowpass(self, x, cutoff_hz):
         return lowpass(x, self.fs, cutoff_hz, self.order)
@@ -240,6 +249,7 @@ class _Run:
         sums = VelocitySums()
         peaks = {False: 0.0, True: 0.0}
         for segment in self.segments():
+            expect(self.progress, 2 * math.ceil(len(segment.grid) / BLOCK_ROWS))  # both passes
             inner = (self.trim, len(segment.grid) - self.trim)
             for a, b, lo, hi in self.windows(segment):
                 q, qd, qdd, sharp = self.motion(segment, lo, hi, False)
@@ -303,7 +313,7 @@ def _peak(x: np.ndarray) -> np.ndarray:
 
 
 def regression(regressor: Regressor, base: BaseParameters, rows: KeptRows,
-               payload=None) -> tuple[np.ndarray, np.ndarray]:
+               payload=None, progress: Progress = None) -> tuple[np.ndarray, np.ndarray]:
     """The base regressor and torques of kept rows (``regression_data``).
 
     Parameters
@@ -316,6 +326,8 @@ def regression(regressor: Regressor, base: BaseParameters, rows: KeptRows,
         ``reduce`` of a recording.
     payload : ident_core.payload.frame.PayloadFrame, optional
         Append the 10 columns of a payload in this frame.
+    progress : callable or object with ``update(n)``, optional
+        Told of one step per block of ``REGRESSOR_ROWS`` rows (``ident_core.progress``).
 
     Returns
     -------
@@ -324,6 +336,7 @@ def regression(regressor: Regressor, base: BaseParameters, rows: KeptRows,
     """
     if rows.w is not None:
         return rows.w, rows.tau
+    expect(progress, math.ceil(len(rows.tau) / REGRESSOR_ROWS))
     n, nb = regressor.robot.n, base.count
     w = np.empty((len(rows.tau), n, nb + (10 if payload is not None else 0)))
     sharp = sharp_columns(regressor, base)
@@ -335,4 +348,5 @@ def regression(regressor: Regressor, base: BaseParameters, rows: KeptRows,
             w[block, :, nb:] = payload.regressor(full)
         if sharp:
             w[block, :, sharp] = rows.sharp[block]
+        advance(progress)
     return w, rows.tau

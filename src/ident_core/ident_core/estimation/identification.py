@@ -27,6 +27,7 @@ from ..model.inertial import LinkInertial, collision_boxes, link_inertials
 from ..model.regressor import FrictionModel, Regressor, RegressorSpec
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission
+from ..progress import Progress, advance, describe, expect
 from ..schema import Schema
 from . import metrics
 from .estimators import ESTIMATORS, estimate, relative_std_percent
@@ -670,7 +671,7 @@ class IdentifiedModel:
 
 
 def identify(robot: RobotModel, datasets: list[Dataset],
-             config: IdentificationConfig) -> IdentifiedModel:
+             config: IdentificationConfig, progress: Progress = None) -> IdentifiedModel:
     """Identify the base parameters from one or more datasets of the same robot.
 
     Parameters
@@ -683,6 +684,10 @@ def identify(robot: RobotModel, datasets: list[Dataset],
         needs them preprocessed whole); a generator lets each go once it is reduced.
     config : IdentificationConfig
         Model columns, filtering, estimator.
+    progress : callable or object with ``update(n)``, optional
+        Told of the work (``ident_core.progress``): per recording, the blocks of its two passes
+        (``blockwise.reduce``) or one step (preprocessed whole), the blocks of the regressor
+        (``blockwise.regression``), then one step for the estimator.
 
     Returns
     -------
@@ -708,7 +713,12 @@ def identify(robot: RobotModel, datasets: list[Dataset],
 
         datasets = [first, *datasets]
         _same_transmission(datasets, robot, transmission)
-        processed = [preprocess(d, robot, config) for d in datasets]
+        expect(progress, len(datasets))
+        processed = []
+        for d in datasets:
+            describe(progress, d.source)
+            processed.append(preprocess(d, robot, config))
+            advance(progress)
         stacked = stack_processed(regressor, base, processed, config)
         shape, stacked, search = identify_friction_shape(regressor, base, processed, stacked,
                                                          config)
@@ -718,19 +728,23 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     else:
         from .blockwise import reduce
 
-        kept = [reduce(first, regressor, base, config)]
+        kept = [reduce(first, regressor, base, config, progress)]
         del first                                 # a long recording goes once it is reduced
         kept += [reduce(_same_transmission([d], robot, transmission, kept[0].source)[0],
-                        regressor, base, config) for d in datasets]
+                        regressor, base, config, progress) for d in datasets]
         sources = [(k.source, k.samples) for k in kept]
-        stacked = stack_kept(regressor, base, kept)
+        describe(progress, 'regressor')
+        stacked = stack_kept(regressor, base, kept, progress=progress)
         del kept
     w, tau, mask = stacked.w, stacked.tau, stacked.mask
+    expect(progress, 1)
+    describe(progress, f'{config.estimator} estimate')
     try:
         est, standard, extra = run_estimator(regressor, base, w, tau, mask, config)
     except IdentError as exc:
         rows = ', '.join(f'{source} ({samples} rows)' for source, samples in sources)
         raise type(exc)(f'{rows}: {exc}') from None
+    advance(progress)
     predicted = w @ est.values
     check_fit(predicted, tau, w @ base.project(prior_standard_parameters(regressor)),
               list(robot.joint_names), ', '.join(source for source, _ in sources))
@@ -846,7 +860,7 @@ def stack_processed(regressor: Regressor, base: BaseParameters, processed: list[
 
 
 def stack_kept(regressor: Regressor, base: BaseParameters, kept: list,
-               payload=None) -> StackedRegression:
+               payload=None, progress: Progress = None) -> StackedRegression:
     """Stack the regression rows of recordings reduced by ``blockwise.reduce``.
 
     Parameters
@@ -859,6 +873,8 @@ def stack_kept(regressor: Regressor, base: BaseParameters, kept: list,
         One per recording.
     payload : ident_core.payload.frame.PayloadFrame, optional
         Append the payload regressor in this frame.
+    progress : callable or object with ``update(n)``, optional
+        Told of the regressor's blocks (``blockwise.regression``).
 
     Returns
     -------
@@ -866,7 +882,7 @@ def stack_kept(regressor: Regressor, base: BaseParameters, kept: list,
     """
     from .blockwise import regression
 
-    parts = [regression(regressor, base, k, payload) for k in kept]
+    parts = [regression(regressor, base, k, payload, progress) for k in kept]
     w = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
     tau = np.concatenate([p[1] for p in parts])
     return StackedRegression(w, tau, np.concatenate([k.mask for k in kept]),
@@ -1044,7 +1060,7 @@ class Validation:
         return {'data': self.source, **self.metrics}
 
 
-def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
+def validate(model: IdentifiedModel, dataset: Dataset, progress: Progress = None) -> Validation:
     """Predict the torques of a dataset and compare them with its measured torques.
 
     The dataset is preprocessed like the identification data.
@@ -1055,6 +1071,8 @@ def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
         The identified model.
     dataset : Dataset
         A recording the identification did not use.
+    progress : callable or object with ``update(n)``, optional
+        Told of two steps: the preprocessing and the prediction (``ident_core.progress``).
 
     Returns
     -------
@@ -1067,8 +1085,12 @@ def validate(model: IdentifiedModel, dataset: Dataset) -> Validation:
     """
     if not dataset.transmission_for(model.robot).same_as(model.transmission):
         raise InputError(f'{dataset.source}: transmission differs from the identified model\'s')
+    expect(progress, 2)
+    describe(progress, f'validate {dataset.source}')
     p = preprocess(dataset, model.robot, model.config)
+    advance(progress)
     predicted, measured = model.predict(p)
+    advance(progress)
     return Validation(dataset.source,
                       metrics.all_metrics(predicted, measured, model.robot.effort_limit),
                       p.trimmed(p.t), measured, predicted, p.summary)

@@ -4,7 +4,7 @@ models compared on validation recordings (its Tables 1, 3 and 4; docs/methods.md
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +14,7 @@ from ..data.datasets import Dataset
 from ..errors import IdentError, InputError
 from ..estimation.identification import IdentificationConfig
 from ..model.robot import RobotModel
+from ..progress import Progress, advance, describe, expect
 from ..schema import Schema
 from .fit import OPTIMIZERS, FrictionFit, FrictionFitConfig, fit_friction, residual_sum_of_squares
 from .models import FRICTION_MODELS, check_model
@@ -122,7 +123,7 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
                       optimizers: Sequence[str] = ('lsq',),
                       config: FrictionConfig | None = None,
                       validation: Sequence[Dataset] = (),
-                      progress: Callable[[str], None] | None = None) -> FrictionIdentification:
+                      progress: Progress = None) -> FrictionIdentification:
     """Identify friction models of actuators from recordings.
 
     Parameters
@@ -143,8 +144,9 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
         Preprocessing and fitting settings.
     validation : sequence of Dataset
         Recordings to compare the models on (RSS of the joint torque, Table 4).
-    progress : callable, optional
-        Called with a line before each fit.
+    progress : callable or object with ``update(n)``, optional
+        Told of one step per fit (joint × model × optimiser), described before it by
+        ``'<joint>: <model> by <optimiser>'`` (``ident_core.progress``).
 
     Returns
     -------
@@ -176,17 +178,18 @@ def identify_friction(robot: RobotModel, datasets: Sequence[Dataset], rigid: Rig
     out = FrictionIdentification(robot, rigid.source, [d.source for d in datasets],
                                  [d.source for d in validation],
                                  {j: samples[j] for j in joints}, {})
+    expect(progress, len(joints) * len(models) * len(optimizers))
     for j in joints:
         out.fits[j] = {}
         for m in models:
             fits = {}
             for o in optimizers:
-                if progress:
-                    progress(f'{j}: {m} by {o}')
+                describe(progress, f'{j}: {m} by {o}')
                 try:
                     fits[o] = fit_friction(samples[j], m, o, config.fit)
                 except IdentError as exc:
                     out.failures[f'{j} {m} {o}'] = str(exc)
+                advance(progress)
             if not fits:
                 raise InputError(out.failures[f'{j} {m} {optimizers[0]}'])
             out.fits[j][m] = fits

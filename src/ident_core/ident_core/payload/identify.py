@@ -8,6 +8,7 @@ from ..data.datasets import Dataset
 from ..errors import IdentError, InputError
 from ..estimation.identification import IdentificationConfig, IdentifiedModel
 from ..model.robot import RobotModel
+from ..progress import Progress, advance, describe, expect
 from .drive_gains import DriveGains, estimate_drive_gains
 from .frame import PayloadFrame, payload_frame
 from .methods import (
@@ -63,7 +64,8 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
                      frame: str | None = None, unloaded: list[Dataset] | None = None,
                      model: IdentifiedModel | None = None,
                      config: IdentificationConfig | None = None,
-                     known_mass: float | None = None) -> PayloadIdentification:
+                     known_mass: float | None = None,
+                     progress: Progress = None) -> PayloadIdentification:
     """Identify a payload.
 
     Parameters
@@ -86,6 +88,8 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
     known_mass : float, optional
         The payload's mass [kg]: identify drive gains first (``drive_gains``) and apply them
         to every run.
+    progress : callable or object with ``update(n)``, optional
+        Told of one step per method tried, and one for the drive gains (``ident_core.progress``).
 
     Returns
     -------
@@ -116,7 +120,10 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
         if not unloaded:
             raise InputError('--known-mass needs unloaded runs (--unloaded): the drive gains '
                              "are identified together with the robot's parameters")
+        expect(progress, 1)
+        describe(progress, 'drive gains')
         gains = estimate_drive_gains(robot, unloaded, loaded, target, config, known_mass)
+        advance(progress)
         unloaded = [gains.apply(d, robot) for d in unloaded]
         loaded = [gains.apply(d, robot) for d in loaded]
     inputs = {'global': bool(unloaded), 'torque-difference': bool(unloaded),
@@ -129,7 +136,9 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
         raise InputError('a payload needs a reference without it: unloaded runs (--unloaded) or '
                          'an identified model (--model)')
     out = PayloadIdentification(target, {}, drive_gains=gains)
+    expect(progress, len(chosen))
     for name in chosen:
+        describe(progress, name)
         try:
             out.estimates[name] = consistent_payload(_run(name, robot, loaded, target, unloaded,
                                                           model, config))
@@ -137,6 +146,7 @@ def identify_payload(robot: RobotModel, loaded: list[Dataset], method: str = 'al
             if method != 'all':
                 raise
             out.failures[name] = str(exc)
+        advance(progress)
     if not out.estimates:
         raise IdentError('no payload method succeeded: ' + '; '.join(
             f'{k}: {v}' for k, v in out.failures.items()))

@@ -12,6 +12,7 @@ from ..data.datasets import Dataset
 from ..data.plausibility import check_efforts, check_positions
 from ..errors import InputError
 from ..excitation.fourier import FourierTrajectory
+from ..progress import Progress, advance, expect
 from ..schema import per_joint
 from .collision import Collision, CollisionDetector
 from .config import TorqueEstimatorConfig
@@ -20,6 +21,8 @@ from .estimator import TorqueEstimator
 
 #: The reference motion at a time, or None where there is none.
 Reference = Callable[[float], 'tuple[np.ndarray, np.ndarray, np.ndarray] | None']
+#: Samples between two progress reports of ``estimate_torques``.
+PROGRESS_BLOCK = 1000
 
 
 @dataclass
@@ -65,7 +68,8 @@ class TorqueEstimates:
 
 
 def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimatorConfig,
-                     reference: Reference | None = None) -> TorqueEstimates:
+                     reference: Reference | None = None,
+                     progress: Progress = None) -> TorqueEstimates:
     """Run a torque estimator over a recording.
 
     Parameters
@@ -79,6 +83,9 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
     reference : callable, optional
         ``reference(t)``: the reference motion ``(q, qd, qdd)`` in model joint order at a
         stamp, or None (then the measured motion is the reference).
+    progress : callable or object with ``update(n)``, optional
+        Told of the samples done, a block of ``PROGRESS_BLOCK`` at a time; the increments
+        sum to the number of samples (``ident_core.progress``).
 
     Returns
     -------
@@ -98,7 +105,10 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
     detector = CollisionDetector(per_joint(config.collision_threshold, dm.n,
                                            'collision_threshold'), config.collision_time)
     rows, filtered, external, collisions = [], [], [], []
+    expect(progress, len(data.t))
     for k, t in enumerate(data.t):
+        if k and k % PROGRESS_BLOCK == 0:
+            advance(progress, PROGRESS_BLOCK)
         try:
             estimate = estimator.step(float(t), data.position[k], data.effort[k],
                                       None if reference is None else reference(float(t)))
@@ -110,6 +120,8 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
         filtered.append(estimate.filtered)
         external.append(estimate.external)
         collisions += detector.update(float(t), estimate.external)
+    advance(progress, len(data.t) - (len(data.t) - 1) // PROGRESS_BLOCK * PROGRESS_BLOCK
+            if len(data.t) else 0)
     noise = {}
     if estimator.kalman is not None and estimator.kalman.noise is not None:
         w, v = estimator.kalman.noise.covariances()

@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     print_tables(result)
     out = write_friction(args.out, friction_file(result, config))
     print(f'\nfriction written to {out}')
-    report_after(args.report, friction=out, urdf=args.urdf,
+    report_after(args, friction=out, urdf=args.urdf,
                  ignore_urdf_change=args.ignore_urdf_change, recover=args.recover)
     return 0
 

@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
     if reports:
         print_validation(reports)
     print(f'\nresult written to {out}')
-    report_after(args.report, model=out, recover=args.recover)
+    report_after(args, model=out, recover=args.recover)
     return 0
 
 

@@ -105,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.export_urdf:
         print(_export(robot, content, args.export_urdf, str(out)))
     print(f'\npayload written to {out}')
-    report_after(args.report, payload=out)
+    report_after(args, payload=out)
     return 0
 
 

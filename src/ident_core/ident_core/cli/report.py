@@ -4,8 +4,8 @@ only when a report is written)."""
 from __future__ import annotations
 
 import argparse
-import sys
 
+from .progress import progress_bar
 from .repair_bag import RECOVER_HELP
 
 #: Help of the ``--report`` option of identify, payload and friction.
@@ -41,29 +41,26 @@ def _run(args: argparse.Namespace) -> int:
 
     inputs = ReportInputs(args.model, args.payload, args.friction, args.torques, args.urdf,
                           args.ignore_urdf_change, args.recover)
-    page = write_report(args.out_dir, inputs, progress=_progress)
+    with progress_bar(args, 'report', unit='part') as bar:
+        page = write_report(args.out_dir, inputs, progress=bar)
     print(f'report written to {page}')
     return 0
 
 
-def report_after(folder: str | None, **files) -> None:
+def report_after(args: argparse.Namespace, **files) -> None:
     """The ``--report DIR`` of identify, payload and friction: the report of the files just
     written.
 
     Parameters
     ----------
-    folder : str or None
-        The report folder; None: no report.
+    args : argparse.Namespace
+        The verb's options: ``report`` (the folder; None: no report) and ``no_progress``.
     **files
         ``ReportInputs`` fields (``model=``, ``payload=``...).
     """
-    if folder:
+    if args.report:
         from ..report.page import ReportInputs, write_report
 
-        page = write_report(folder, ReportInputs(**files), progress=_progress)
+        with progress_bar(args, 'report', unit='part') as bar:
+            page = write_report(args.report, ReportInputs(**files), progress=bar)
         print(f'report written to {page}')
-
-
-def _progress(line: str) -> None:
-    if sys.stderr.isatty():
-        print(f'report: {line}', file=sys.stderr)

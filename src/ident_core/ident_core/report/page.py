@@ -4,7 +4,6 @@ from __future__ import annotations
 import datetime
 import re
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from ..friction.results import FrictionFile, read_friction
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
 from ..payload.results import read_payload
+from ..progress import Progress, advance, describe, expect
 from . import friction, parameters, payload, torque_estimates, torques
 from .html import Section, Table, render_page
 
@@ -60,7 +60,7 @@ class ReportInputs:
 
 
 def write_report(out_dir: str | Path, inputs: ReportInputs,
-                 progress: Callable[[str], None] | None = None) -> Path:
+                 progress: Progress = None) -> Path:
     """Write the report of an identification as ``out_dir/index.html``.
 
     The page holds, for what ``inputs`` names: measured against predicted torque (identified
@@ -79,8 +79,8 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
         The report's folder (created).
     inputs : ReportInputs
         The result files.
-    progress : callable, optional
-        Called with a line before each section.
+    progress : callable or object with ``update(n)``, optional
+        Told of each section and recording (``ident_core.progress``).
 
     Returns
     -------
@@ -98,32 +98,36 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
     for path in (inputs.model, inputs.payload, inputs.friction, inputs.torques):
         if path:
             check_readable(path, 'input')
-    step = progress or (lambda line: None)
+    files = (inputs.model, inputs.friction, inputs.payload, inputs.torques)
+    expect(progress, sum(1 for f in files if f))
     sections = [_overview(inputs)]
     title = 'Identification report'
     if inputs.model:
-        step('identified model')
+        describe(progress, 'identified model')
         model = read_result(inputs.model, inputs.urdf, inputs.ignore_urdf_change)
         document = read_result_file(inputs.model)
         title = f'Identification report: {document.robot.name}'
         sections += model_sections(model, document.validation, Path(inputs.model).parent,
-                                   inputs.recover, step)
+                                   inputs.recover, progress)
+        advance(progress)
     if inputs.friction:
-        step('friction')
-        sections.append(friction_section(read_friction(inputs.friction), inputs, step))
+        describe(progress, 'friction')
+        sections.append(friction_section(read_friction(inputs.friction), inputs))
+        advance(progress)
     if inputs.payload:
-        step('payload')
+        describe(progress, 'payload')
         sections.append(payload_section(inputs.payload))
+        advance(progress)
     if inputs.torques:
-        step('torque estimates')
+        describe(progress, 'torque estimates')
         sections.append(torque_estimate_section(inputs.torques))
+        advance(progress)
     out = Path(out_dir) / PAGE
     return write_atomic(out, render_page(title, sections))
 
 
 def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], folder: Path,
-                   recover: bool = False,
-                   progress: Callable[[str], None] | None = None) -> list[Section]:
+                   recover: bool = False, progress: Progress = None) -> list[Section]:
     """The torque, parameter and excitation sections of an identified model.
 
     Parameters
@@ -136,14 +140,13 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
         RESULT.yaml's folder: recordings named relative to it are looked for there too.
     recover : bool
         Read unfinished rosbag2 recordings up to the damage.
-    progress : callable, optional
-        Called with a line before each recording.
+    progress : callable or object with ``update(n)``, optional
+        Told of each recording (``ident_core.progress``).
 
     Returns
     -------
     list of Section
     """
-    step = progress or (lambda line: None)
     joints = model.robot.joint_names
     st = model.stats
     summary = Section('model', 'Identified model', paragraphs=[
@@ -158,9 +161,11 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
     comparisons = []
     roles = [('identification', s) for s in st.get('data', [])]
     roles += [('validation', v.data) for v in validation]
+    expect(progress, len(roles))
     for role, source in roles:
-        step(f'{role} recording {source}')
+        describe(progress, f'{role} recording {Path(source).name}')
         c = _compare(model, role, source, folder, recover, section.warnings)
+        advance(progress)
         if c is None:
             continue
         comparisons.append(c)
@@ -185,8 +190,7 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
     return [summary, section, params, excitation]
 
 
-def friction_section(content: FrictionFile, inputs: ReportInputs,
-                     progress: Callable[[str], None] | None = None) -> Section:
+def friction_section(content: FrictionFile, inputs: ReportInputs) -> Section:
     """The friction section: curves with their samples and the selected models.
 
     Parameters
@@ -195,8 +199,6 @@ def friction_section(content: FrictionFile, inputs: ReportInputs,
         FRICTION.yaml.
     inputs : ReportInputs
         For the URDF override and ``recover``.
-    progress : callable, optional
-        Called with a line before the samples are computed.
 
     Returns
     -------
@@ -205,8 +207,6 @@ def friction_section(content: FrictionFile, inputs: ReportInputs,
     section = Section('friction', 'Friction', tables=[friction.friction_table(content)])
     samples = {}
     try:
-        if progress:
-            progress('friction samples')
         samples = _friction_samples(content, inputs)
     except InputError as exc:
         section.warnings.append(f'samples not shown: {exc}')

@@ -37,3 +37,8 @@ COMMAND_QOS = _reliable(depth=10, latched=False)
 ESTIMATE_QOS = _reliable(depth=10, latched=False)
 #: Events that must all arrive (collisions), none replayed to late joiners.
 EVENT_QOS = _reliable(depth=100, latched=False)
+#: ``/diagnostics`` (diagnostic_msgs/DiagnosticArray, about 1 Hz per node): reliable, depth 10,
+#: volatile, as ``rclpy``'s default profile that ``diagnostic_aggregator``, ``rqt_robot_monitor``
+#: and ``ros2 topic echo`` subscribe with; a best-effort publisher would not match their reliable
+#: subscriptions, and a latched one would replay a stale status to a late joiner.
+DIAGNOSTICS_QOS = _reliable(depth=10, latched=False)

@@ -40,13 +40,17 @@ def _launch(output: Path, *args: str, env: dict | None = None) -> subprocess.Pop
 
 
 def _wait_for_excitation_period(env: dict, proc: subprocess.Popen, period: int,
-                                timeout: float) -> None:
+                                timeout: float, diagnostics: dict, statuses: set) -> None:
     """Wait until the excitation node's feedback reports the given period of the excitation
-    (the RunExcitation feedback topic, 4 Hz), in the graph's ROS domain."""
+    (the RunExcitation feedback topic, 4 Hz), in the graph's ROS domain, and until every one
+    of ``statuses`` was received on /diagnostics since then; ``diagnostics`` gets the latest
+    DiagnosticStatus of every name."""
     import rclpy
+    from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.executors import SingleThreadedExecutor
 
     from ident_msgs.action import RunExcitation
+    from ident_ros import qos
 
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=int(env['ROS_DOMAIN_ID']))
@@ -56,13 +60,24 @@ def _wait_for_excitation_period(env: dict, proc: subprocess.Popen, period: int,
         node.create_subscription(RunExcitation.Impl.FeedbackMessage,
                                  '/excitation_node/run/_action/feedback',
                                  lambda m: seen.append((m.feedback.phase, m.feedback.period)), 10)
+        since_excitation = set()
+
+        def on_diagnostics(msg):
+            excited = any(phase == 'excite' and p >= period for phase, p in seen)
+            for status in msg.status:
+                diagnostics[status.name] = status
+                if excited:
+                    since_excitation.add(status.name)
+        node.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics,
+                                 qos.DIAGNOSTICS_QOS)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
         deadline = time.monotonic() + timeout
-        while not any(phase == 'excite' and p >= period for phase, p in seen):
+        while not statuses <= since_excitation:
             assert proc.poll() is None, 'the launch ended before the excitation'
             assert time.monotonic() < deadline, \
-                f'no feedback of excitation period {period} within {timeout} s (seen: {seen[-3:]})'
+                (f'no feedback of excitation period {period} and statuses {statuses} within '
+                 f'{timeout} s (seen: {seen[-3:]}, {sorted(since_excitation)})')
             executor.spin_once(timeout_sec=0.1)
         executor.shutdown()
         node.destroy_node()
@@ -129,11 +144,13 @@ def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
     env = _environment()
     proc = _launch(tmp_path, 'demo:=true', env=env)
     bags = tmp_path / 'bags'
+    diagnostics = {}
     try:
         # well inside the excitation (period 3 of 4), the robot moving: the feedback follows the
         # wall clock, and a simulator on a busy machine may lag it by a second or more, so
         # period 2 could begin before 5 s of samples exist
-        _wait_for_excitation_period(env, proc, period=3, timeout=120)
+        _wait_for_excitation_period(env, proc, period=3, timeout=120, diagnostics=diagnostics,
+                                    statuses=set(DIAGNOSTIC_KEYS))
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
         raise
@@ -150,3 +167,40 @@ def test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest(tmp_path):
     assert np.abs(qd[-1]).max() < 1e-3, out[-6000:]
     assert np.abs(qd[-200:]).max() < 1e-3, out[-6000:]
     assert np.abs(qd).max() > 0.5                     # it was moving when interrupted
+    _check_diagnostics(diagnostics)
+
+
+#: Every node of the simulated graph (the torque estimator: its own tests) reports on
+#: /diagnostics, one status per task named "<node>: <task>", with these keys among its values.
+DIAGNOSTIC_KEYS = {
+    'ident_sim: real time': {'lag_s', 'max_lag_s', 'overruns', 'overruns_total', 'steps'},
+    'recorder: recording': {'recording', 'dropped_samples', 'late_samples',
+                            'out_of_order_samples', 'joint_state_messages', 'lost_time_s'},
+    'excitation_node: excitation tracking': {
+        'running', 'samples', 'tracking_error_max_ratio', 'joint1.tracking_error_max_rad',
+        'joint6.tracking_error_rms_rad'},
+    'identification_node: identification': {
+        'condition_number', 'relative_error_percent', 'joint1.residual_rms_Nm'}}
+
+
+def _check_diagnostics(diagnostics: dict) -> None:
+    """The statuses received during the third excitation period: every node's, with its keys;
+    the recorder recording every sample (the bag holds them all, checked above), the motion
+    running and followed (it was not stopped)."""
+    from diagnostic_msgs.msg import DiagnosticStatus
+
+    for name, keys in DIAGNOSTIC_KEYS.items():
+        status = diagnostics[name]
+        values = {v.key: v.value for v in status.values}
+        assert keys <= set(values), (name, sorted(keys - set(values)))
+        assert status.message, name
+    recorder = {v.key: v.value for v in diagnostics['recorder: recording'].values}
+    assert recorder['recording'] == 'true' and int(recorder['joint_state_messages']) > 1000
+    assert recorder['dropped_samples'] == '0'
+    excitation = diagnostics['excitation_node: excitation tracking']
+    tracking = {v.key: v.value for v in excitation.values}
+    assert tracking['running'] == 'true' and int(tracking['samples']) > 0
+    assert excitation.level != DiagnosticStatus.ERROR, excitation.message
+    assert excitation.hardware_id == diagnostics['ident_sim: real time'].hardware_id != ''
+    assert diagnostics['identification_node: identification'].message == \
+        'no identification yet'

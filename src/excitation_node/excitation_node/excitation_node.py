@@ -26,6 +26,12 @@ node's own check. The optimisation runs in a worker thread (the node keeps spinn
 is written to a YAML file and remembered: a goal with neither ``trajectory_file`` nor
 ``trajectory`` runs the last optimised trajectory. One thing at a time: an optimisation is
 refused while an excitation or another optimisation runs, a goal while an optimisation runs.
+
+``/diagnostics``: ``excitation_node: excitation tracking`` every ``diagnostics_period``, the
+distance of the measured positions from the command the watchdog samples (every 50 ms) during
+the running or last motion (``ident_core.monitoring.checks.tracking_status``); WARN above
+``tracking_error_warning_fraction`` of ``tracking_error_limit``, ERROR when the watchdog
+stopped the motion.
 """
 from __future__ import annotations
 
@@ -56,15 +62,19 @@ from ident_core.excitation.jointwise import JointwiseExperiment, load_experiment
 from ident_core.excitation.optimize import OPTIMIZERS, optimize_excitation
 from ident_core.excitation.problem import ExcitationProblem
 from ident_core.model.robot import load_robot
+from ident_core.monitoring.checks import tracking_status
+from ident_core.monitoring.statistics import RunningStatistics
+from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import ExcitationPlan, Motion, StageTime, period_violations
-from ident_core.motion.watchdog import MotionWatchdog
-from ident_core.schema import Schema, per_joint
+from ident_core.motion.watchdog import MotionWatchdog, tracking_error
+from ident_core.schema import per_joint
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import trajectory_from_msg, trajectory_to_msg
+from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
 from ident_ros.worker import failure_message, in_thread, with_timeout
 
@@ -79,7 +89,7 @@ RECORDER_GRACE = 1.0        # s the recorder's liveliness may stay lost before t
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
 
 
-class ExcitationNodeParameters(Schema):
+class ExcitationNodeParameters(DiagnosticsConfig):
     """Parameters of the excitation node.
 
     Attributes
@@ -111,6 +121,9 @@ class ExcitationNodeParameters(Schema):
     tracking_error_limit : list of float
         A motion stops when a measured position is further than this from the commanded one
         [rad or m], one value or one per joint (URDF order).
+    tracking_error_warning_fraction : float
+        The ``excitation tracking`` diagnostic warns when a joint's tracking error exceeds this
+        fraction of its ``tracking_error_limit``.
     recordings_topic : str
         The recorder's reports (its publisher's liveliness tells that it runs): a recorded
         motion stops when the recorder is gone.
@@ -122,6 +135,8 @@ class ExcitationNodeParameters(Schema):
         Wall-clock budget of an optimisation [s].
     optimized_trajectory_dir : str
         Where optimised trajectories are written.
+    diagnostics_period : float
+        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
     """
 
     urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
@@ -144,6 +159,9 @@ class ExcitationNodeParameters(Schema):
     tracking_error_limit: list[PositiveFloat] = Field(
         [0.5], description='rad (m): measured-to-commanded distance that stops a motion, one '
                            'value or one per joint (URDF order)')
+    tracking_error_warning_fraction: float = Field(
+        0.5, gt=0, le=1, description='the tracking diagnostic warns above this fraction of '
+        'tracking_error_limit')
     recordings_topic: str = Field('/recorder/recordings', description="the recorder's reports "
                                   '(liveliness: a recorded motion stops when it is gone)')
     optimizer_config: str = Field('', description='excitation config of ~/optimize (empty: '
@@ -212,6 +230,12 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.described = 0                  # stages whose description was published
         self.create_timer(p.send_period, self._tick)
         self.create_timer(WATCH_PERIOD, self._watch)
+        # |measured − commanded| of the running (or last) motion, of its joints (in its order)
+        self.tracking: RunningStatistics | None = None
+        self.tracked_joints = list(self.robot.joint_names)
+        self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period,
+                                                self.robot.model.name)
+        self.diagnostics.add('excitation tracking', self.tracking_status)
         self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
 
     # --- action ---------------------------------------------------------------------------
@@ -414,6 +438,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.watchdog = MotionWatchdog(names, self.p.joint_states_timeout,
                                        self.tracking_limit[order], self.p.joint_states_topic)
         self.watch_recorder = recorded
+        self.tracking, self.tracked_joints = RunningStatistics(len(names)), list(names)
         self.measured = None
         self.watch_since = self.last_watch = self.get_clock().now().nanoseconds
         self.state_sub = self.state_node.create_subscription(
@@ -445,9 +470,21 @@ class ExcitationNode(lifecycle.GracefulNode):
                 measured = np.array([state[j] for j in watchdog.joint_names])
                 t = max(((stamp or received) - motion.start_ns) * 1e-9, 0.0)
                 commanded = motion.sample(np.array([t]))[0][0]
+                self.tracking.add(tracking_error(measured, commanded))
         reason = watchdog.fault((now - received) * 1e-9, measured, commanded)
         if reason:
             self._fail(reason)
+
+    def tracking_status(self) -> Status:
+        """The ``excitation tracking`` diagnostic: the tracking error of the running (or last)
+        motion against ``tracking_error_warning_fraction`` of its limit; ERROR when the
+        watchdog (or the recorder's loss) stopped it."""
+        order = [self.robot.joint_names.index(j) for j in self.tracked_joints]
+        return tracking_status(
+            joint_names=self.tracked_joints, prismatic=self.robot.prismatic[order],
+            errors=self.tracking, limit=self.tracking_limit[order],
+            warning_fraction=self.p.tracking_error_warning_fraction,
+            running=self.motion is not None, failure=self.failure)
 
     def _fail(self, reason: str) -> None:
         """The goal fails: stop the motion (if it still runs) and report why."""

@@ -12,9 +12,11 @@ One subpackage per area of the method (docs/methods.md):
                  PAYLOAD.yaml
 ``optim``        the GA / SA-GA engine
 ``sim``          simulated hardware, synthetic recordings, evaluation against ground truth
+``torque_estimation``  joint and external torque estimation (Kalman filter, observers)
+``monitoring``   the nodes' run-time health (``/diagnostics``): statistics, statuses, limits
 ``cli``          the ``robot-ident`` command, one module per verb
 
-Torque estimation will be an area of its own (``torque``), next to ``friction``. Shared:
+Shared:
 ``errors`` (the exceptions), ``schema`` (file formats as pydantic models), ``files`` (YAML in,
 atomic writes out), ``threads`` (the BLAS thread limit). Subpackages import nothing on their
 own: import the module you use, e.g. ``from ident_core.estimation.identification import

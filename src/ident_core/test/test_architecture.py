@@ -5,7 +5,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / 'ident_core'
 AREAS = ('model', 'data', 'estimation', 'excitation', 'motion', 'friction', 'payload', 'optim',
-         'sim', 'torque_estimation', 'report', 'cli')
+         'sim', 'torque_estimation', 'monitoring', 'report', 'cli')
 
 
 def _imports(path: Path) -> list[str]:

@@ -316,6 +316,12 @@ class BagRecorder:
         self._log_ns = 0                    # latest bag time stamp written
 
     @property
+    def last_receive_ns(self) -> int | None:
+        """Receive time (ns since the epoch) of the latest JointState, or the recording's start
+        before the first one (None if neither is known)."""
+        return self._latest_rx if self._latest_rx is not None else self._start_ns
+
+    @property
     def is_open(self) -> bool:
         """True between ``open()`` and ``close()``."""
         return self._writer is not None

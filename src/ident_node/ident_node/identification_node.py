@@ -35,6 +35,12 @@ identification (of either kind) runs at a time, later requests wait their turn. 
 SIGINT/SIGTERM the identification that runs is abandoned (its request gets a failure; nothing is
 written, files are written atomically at the end) and none is started, so that the node stops
 at once.
+
+``/diagnostics``: ``identification_node: identification`` every ``diagnostics_period``, the
+condition number, relative error and residual RMS per joint of the latest identification (and
+its first validation's relative error) (``ident_core.monitoring.checks.identification_status``);
+WARN above ``condition_number_warning`` or ``relative_error_warning_percent``, ERROR when the
+latest identification failed.
 """
 from __future__ import annotations
 
@@ -60,6 +66,8 @@ from ident_core.friction.results import friction_file, write_friction
 from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
+from ident_core.monitoring.checks import identification_status
+from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.payload.frame import payload_frame
 from ident_core.payload.geometry import frame_in_link
 from ident_core.payload.identify import PayloadIdentification, identify_payload
@@ -75,11 +83,12 @@ from ident_ros.conversions import (
     payload_markers,
     payload_msg,
 )
+from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
 from ident_ros.worker import failure_message, in_thread
 
 
-class IdentificationNodeParameters(IdentificationConfig):
+class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
     """Parameters of the node: the identification settings plus where the data come from.
 
     Attributes
@@ -110,6 +119,13 @@ class IdentificationNodeParameters(IdentificationConfig):
         ``reversal_window`` of payload identifications [s] (``PayloadConfig``: Coulomb friction
         errors near reversals bias the payload's small inertia); the other settings are the
         identification's.
+    condition_number_warning : float
+        The ``identification`` diagnostic warns above this condition number of the base
+        regressor (an excitation that separates the parameters poorly).
+    relative_error_warning_percent : float
+        It warns above this relative error of the fit or of the first validation [%].
+    diagnostics_period : float
+        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
     """
 
     urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
@@ -131,6 +147,12 @@ class IdentificationNodeParameters(IdentificationConfig):
         PayloadConfig.model_fields['reversal_window'].default,
         description='s: payload identification leaves out joint equations this close to a '
                     'velocity reversal')
+    condition_number_warning: float = Field(
+        1000.0, gt=1, description='the identification diagnostic warns above this condition '
+        'number')
+    relative_error_warning_percent: float = Field(
+        10.0, gt=0, description='%: the identification diagnostic warns above this relative '
+        'error of the fit or validation')
 
 
 class IdentificationNode(lifecycle.GracefulNode):
@@ -174,6 +196,13 @@ class IdentificationNode(lifecycle.GracefulNode):
                             callback_group=self.group)
         self.create_service(IdentifyFriction, '~/identify_friction', self._on_identify_friction,
                             callback_group=self.group)
+        # the latest identification, for the diagnostic
+        self.identifications = 0
+        self.last_stats: dict | None = None
+        self.last_validation_error: float | None = None
+        self.last_failure = ''
+        self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period, self.robot.model.name)
+        self.diagnostics.add('identification', self.identification_status)
         if p.auto_identify:
             self.create_subscription(RecordingInfo, p.recordings_topic, self._on_recording,
                                      qos.LATCHED_HISTORY_QOS, callback_group=self.group)
@@ -345,8 +374,17 @@ class IdentificationNode(lifecycle.GracefulNode):
 
     async def _identify_and_publish(self, bag: str, validation_bags: list[str],
                                     result_path: str) -> tuple:
-        path, result = await self._one_at_a_time(self.identify, bag, validation_bags,
-                                                 result_path, name='identification')
+        try:
+            path, result = await self._one_at_a_time(self.identify, bag, validation_bags,
+                                                     result_path, name='identification')
+        except Exception as exc:
+            self.last_failure = failure_message(exc)
+            raise
+        self.identifications += 1
+        self.last_failure = ''
+        self.last_stats = result['identification']
+        self.last_validation_error = (float(result['validation'][0]['relative_error_percent'])
+                                      if result['validation'] else None)
         msg = parameters_msg(result, self.get_clock().now().to_msg())
         msg.result_path = str(path)
         self.publisher.publish(msg)
@@ -361,6 +399,15 @@ class IdentificationNode(lifecycle.GracefulNode):
             f'(condition number {msg.condition_number:.0f}, relative error '
             f'{msg.relative_error_percent:.2f} %), result {path}')
         return str(path), msg
+
+    def identification_status(self) -> Status:
+        """The ``identification`` diagnostic of the latest identification."""
+        return identification_status(
+            joint_names=self.robot.joint_names, prismatic=self.robot.prismatic,
+            stats=self.last_stats, validation_relative_error_percent=self.last_validation_error,
+            identifications=self.identifications, failure=self.last_failure,
+            condition_number_warning=self.p.condition_number_warning,
+            relative_error_warning_percent=self.p.relative_error_warning_percent)
 
     async def _on_identify(self, request, response):
         try:

@@ -17,10 +17,17 @@ the open bag unchanged. Interface (node name ``recorder``):
   stream that stops), so a SIGKILL loses at most that much;
 * at start, repairs the bags in ``output_dir`` a killed recorder left unfinished
   (``ident_core.data.bag_repair.repair_bag``; the original MCAP is kept) and names those it
-  cannot repair in a warning.
+  cannot repair in a warning;
+* publishes ``recorder: recording`` on ``/diagnostics`` every ``diagnostics_period``
+  (``ident_core.monitoring.checks.recording_status``): the drops (samples missing between
+  consecutive header stamps), late (received more than ``late_threshold`` after their stamp)
+  and out-of-order samples (stamp not newer than the newest received) of the open bag, or of the
+  last one; WARN above ``lost_warning_fraction``, ERROR while recording without joint_states
+  for more than ``stream_wait``.
 
 Parameters: ``RecorderParameters`` (``output_dir``, created if missing; ``autostart`` and
-``autostart_experiment``; ``repair_damaged``; the ``RecordingConfig`` of every bag).
+``autostart_experiment``; ``repair_damaged``; the ``RecordingConfig`` of every bag;
+``diagnostics_period``).
 """
 from __future__ import annotations
 
@@ -36,9 +43,12 @@ from sensor_msgs.msg import JointState
 
 from ident_core.data.bag_repair import find_damaged_bags, repair_bag
 from ident_core.errors import InputError
+from ident_core.monitoring.checks import recording_status
+from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import StartRecording, StopRecording
 from ident_ros import lifecycle, qos
+from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
 from ident_ros.worker import with_timeout
 
@@ -56,7 +66,7 @@ DEFAULT_EXPERIMENT = 'experiment'
 DRAIN_LIMIT = 10000
 
 
-class RecorderParameters(RecordingConfig):
+class RecorderParameters(RecordingConfig, DiagnosticsConfig):
     """Parameters of the recorder: the options of every bag, where bags go, autostart.
 
     Attributes
@@ -74,7 +84,10 @@ class RecorderParameters(RecordingConfig):
         ``~/start`` answers once the first joint_states sample is in the bag, or after this
         long [s] (its message then says that none arrived): a motion started on the answer is
         recorded from its beginning even when this recorder's subscription is still being
-        matched with the publisher (discovery takes seconds on a busy machine).
+        matched with the publisher (discovery takes seconds on a busy machine). Also the
+        silence while recording that makes the ``recording`` diagnostic an ERROR.
+    diagnostics_period : float
+        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
     """
 
     output_dir: str = Field('recordings', description='folder of the bags (created if missing)')
@@ -116,6 +129,7 @@ class RecorderNode(lifecycle.GracefulNode):
         # and no backlog of joint_states piles up while the node cannot spin yet.
         recording_typestore()
         self._bag: BagRecorder | None = None
+        self._last_summary: RecordingSummary | None = None
         self._excitation: tuple[bytes, int] | None = None   # latest (raw, receive_ns)
         self._sim_time = self.get_parameter('use_sim_time').value
         self._info_pub = self.create_publisher(RecordingInfo, '~/recordings',
@@ -132,6 +146,8 @@ class RecorderNode(lifecycle.GracefulNode):
         self.create_service(StartRecording, '~/start', self._on_start, callback_group=group)
         self.create_service(StopRecording, '~/stop', self._on_stop)
         self.create_timer(p.flush_period, self._on_flush_timer)
+        self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period)
+        self.diagnostics.add('recording', self.recording_status)
         self.get_logger().info(f'ready: {self.joint_states_topic} and {self.excitation_topic} '
                                f'-> {self.output_dir}')
         if p.autostart:
@@ -198,12 +214,14 @@ class RecorderNode(lifecycle.GracefulNode):
             raise RuntimeError('not recording')
         pending = self._drain(self._bag)
         bag, self._bag = self._bag, None
+        self._last_summary = bag.summary()
         try:
             summary = bag.close(self._now_ns())
         except Exception as exc:
             self.get_logger().error(f'{bag.path}: could not finish the bag: {exc}')
             self._publish(bag.summary(), recording=False)
             raise
+        self._last_summary = summary
         self._publish(summary)
         self.get_logger().info(
             f'stopped {summary.experiment}: {summary.joint_state_messages} joint_states, '
@@ -222,6 +240,26 @@ class RecorderNode(lifecycle.GracefulNode):
                 f'({100 * summary.lost_fraction:.1f} %) without any, in {summary.gap_count} '
                 f'gap(s){gaps}')
         return summary
+
+    def recording_status(self) -> Status:
+        """The ``recording`` diagnostic: drops, late and out-of-order samples of the open bag
+        (or of the last one) against ``lost_warning_fraction``, and the stream's silence while
+        recording against ``stream_wait``."""
+        bag = self._bag
+        summary = bag.summary() if bag is not None else self._last_summary
+        silence = None
+        if bag is not None and bag.last_receive_ns is not None:
+            silence = max(0.0, (self._now_ns() - bag.last_receive_ns) * 1e-9)
+        s = summary
+        return recording_status(
+            recording=bag is not None, experiment=s.experiment if s else '',
+            joint_state_messages=s.joint_state_messages if s else 0,
+            expected_samples=s.expected_samples if s else 0, dropped=s.dropped if s else 0,
+            late=s.late if s else 0, out_of_order=s.out_of_order if s else 0,
+            lost_seconds=s.lost_seconds if s else 0.0,
+            recording_time=s.recording_time if s else 0.0, silence=silence,
+            late_threshold=self.options['late_threshold'],
+            lost_warning_fraction=self.lost_warning_fraction, stream_timeout=self.stream_wait)
 
     # --- callbacks (cheap: 1 kHz) ---------------------------------------------------------
 

@@ -449,3 +449,31 @@ def test_a_recording_without_samples_is_all_lost(tmp_path):
     summary = rec.close(T0 + 2 * 10**9)
     assert summary.gaps == [{'start': T0 * 1e-9, 'length': 2.0}]
     assert summary.lost_seconds == 2.0 and summary.expected_samples == 2000
+
+
+def test_recording_diagnostic_reports_the_injected_drops_and_late_sample(tmp_path, typestore):
+    """The standard recording (GAP samples never written, the last one received 80 ms after
+    its stamp) as the recorder node reports it on /diagnostics."""
+    from ident_core.monitoring.checks import recording_status
+    from ident_core.monitoring.status import Level
+
+    _rec, s, _stamps, _values = record(tmp_path / 'run-1_x', typestore)
+
+    def status(fraction):
+        return recording_status(
+            recording=False, experiment=s.experiment,
+            joint_state_messages=s.joint_state_messages, expected_samples=s.expected_samples,
+            dropped=s.dropped, late=s.late, out_of_order=s.out_of_order,
+            lost_seconds=s.lost_seconds, recording_time=s.recording_time, silence=None,
+            late_threshold=s.late_threshold, lost_warning_fraction=fraction,
+            stream_timeout=3.0)
+
+    ok = status(0.01)                 # 3 of 503 dropped (0.6 %), 1 of 500 late (0.2 %)
+    assert ok.level == Level.OK
+    assert ok.values['dropped_samples'] == str(GAP) and ok.values['late_samples'] == '1'
+    assert ok.values['out_of_order_samples'] == '0'
+    assert ok.values['joint_state_messages'] == str(N_WRITTEN)
+    warn = status(0.001)
+    assert warn.level == Level.WARN
+    assert warn.message == (f'last recording run-1: {GAP} samples dropped (0.60 % > 0.1 %); '
+                            '1 late (> 0.05 s) and 0 out-of-order samples (0.20 % > 0.1 %)')

@@ -3,6 +3,7 @@
 ``lifecycle``    signal handling and the spin loop of a node that finishes its work on SIGINT
 ``parameters``   node parameters declared from the pydantic model that holds their defaults
 ``qos``          the QoS profiles of the suite's topics
+``diagnostics``  a node's task statuses on /diagnostics (diagnostic_msgs/DiagnosticArray)
 ``worker``       long work in a thread while the executor keeps spinning; timeouts
 ``conversions``  ident_msgs messages ↔ ident_core objects; RViz markers of a payload
 ``testing``      an rclpy context in a ROS domain of its own, for tests

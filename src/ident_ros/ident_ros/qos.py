@@ -42,3 +42,8 @@ EVENT_QOS = _reliable(depth=100, latched=False)
 #: started later gets the last one (its MarkerArray displays subscribe Transient Local,
 #: config/rviz/identification.rviz).
 MARKER_QOS = _reliable(depth=1, latched=True)
+#: ``/diagnostics`` (diagnostic_msgs/DiagnosticArray, about 1 Hz per node): reliable, depth 10,
+#: volatile, as ``rclpy``'s default profile that ``diagnostic_aggregator``, ``rqt_robot_monitor``
+#: and ``ros2 topic echo`` subscribe with; a best-effort publisher would not match their reliable
+#: subscriptions, and a latched one would replay a stale status to a late joiner.
+DIAGNOSTICS_QOS = _reliable(depth=10, latched=False)

@@ -16,6 +16,11 @@ keeps running the commanded trajectory until the robot is at rest (at most
 ``shutdown_settle_time`` s of simulation time after the signal or after the last commanded point,
 whichever is later: a simulator behind the wall clock gets the stop command's points late), as
 real hardware would, then writes the ground truth.
+
+``/diagnostics``: ``ident_sim: real time`` every ``diagnostics_period``
+(``ident_core.monitoring.checks.realtime_status``): how far the simulation is behind the wall
+clock (largest lag of the period) and the timer calls that had to run more than one step to
+catch up; WARN above ``realtime_lag_warning``, ERROR above ``realtime_lag_error``.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field, NonNegativeFloat
+from pydantic import Field, NonNegativeFloat, PositiveFloat
 from rclpy.time import Time
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -35,12 +40,16 @@ from trajectory_msgs.msg import JointTrajectory
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
 from ident_core.model.robot import load_robot
+from ident_core.monitoring.checks import realtime_status
+from ident_core.monitoring.statistics import RealtimeMonitor
+from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.motion.controller import TrajectoryBuffer
 from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import trajectory_points
+from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
@@ -48,7 +57,7 @@ REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
 REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
-class SimNodeParameters(SimulationConfig):
+class SimNodeParameters(SimulationConfig, DiagnosticsConfig):
     """Parameters of the simulator node: the simulated hardware plus its interfaces.
 
     Attributes
@@ -66,6 +75,11 @@ class SimNodeParameters(SimulationConfig):
     shutdown_settle_time : float
         Time allowed to come to rest after SIGINT, or after the last commanded point if that
         is later [s].
+    realtime_lag_warning, realtime_lag_error : float
+        The ``real time`` diagnostic warns, and reports an error, when the simulation falls
+        further than this behind the wall clock [s].
+    diagnostics_period : float
+        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
     """
 
     urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required)')
@@ -76,6 +90,10 @@ class SimNodeParameters(SimulationConfig):
     publish_clock: bool = Field(False, description='publish /clock')
     shutdown_settle_time: NonNegativeFloat = Field(3.0, description='s allowed to come to rest '
                                                    'after SIGINT')
+    realtime_lag_warning: PositiveFloat = Field(0.1, description='s behind the wall clock that '
+                                                'make the real-time diagnostic a warning')
+    realtime_lag_error: PositiveFloat = Field(1.0, description='s behind the wall clock that '
+                                              'make the real-time diagnostic an error')
 
 
 class SimNode(lifecycle.GracefulNode):
@@ -111,7 +129,11 @@ class SimNode(lifecycle.GracefulNode):
         self.rest_since = None
         self.stop_deadline = None
         self.last_qd = np.zeros(self.robot.n)
+        self.realtime = RealtimeMonitor()
+        self.p = p
         self.create_timer(self.hardware.dt, self._tick)
+        self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period, self.robot.model.name)
+        self.diagnostics.add('real time', self.realtime_status)
         self.get_logger().info(
             f'simulating {self.robot.model.name} ({self.robot.n} joints) at '
             f'{1 / self.hardware.dt:g} Hz, ground truth in {self.truth_dir}')
@@ -132,9 +154,12 @@ class SimNode(lifecycle.GracefulNode):
             self.get_logger().error(f'JointTrajectory rejected: {exc}')
 
     def _tick(self) -> None:
-        due = int((time.monotonic() - self.start_wall) / self.hardware.dt) + 1
-        for _ in range(min(due - self.sim.step_count, MAX_CATCH_UP)):
+        elapsed = time.monotonic() - self.start_wall
+        due = int(elapsed / self.hardware.dt) + 1
+        steps = max(0, min(due - self.sim.step_count, MAX_CATCH_UP))
+        for _ in range(steps):
             self._step()
+        self.realtime.update(elapsed, self.sim.time, steps)
         if self.shutdown_requested:
             self._check_rest()
 
@@ -154,6 +179,14 @@ class SimNode(lifecycle.GracefulNode):
         if self.clock is not None:
             self.clock.publish(Clock(clock=msg.header.stamp))
         self.joint_states.publish(msg)
+
+    def realtime_status(self) -> Status:
+        """The ``real time`` diagnostic of the period since the last one."""
+        status = realtime_status(monitor=self.realtime, control_period=self.hardware.dt,
+                                 lag_warning=self.p.realtime_lag_warning,
+                                 lag_error=self.p.realtime_lag_error)
+        self.realtime.reset_period()
+        return status
 
     def _check_rest(self) -> None:
         now = self._now()

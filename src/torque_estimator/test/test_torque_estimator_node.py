@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +96,8 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
 
     estimator = TorqueEstimatorNode(context=context, parameter_overrides=[
         Parameter('urdf_file', value=str(URDF)),
-        Parameter('collision_threshold', value=THRESHOLD)])
+        Parameter('collision_threshold', value=THRESHOLD),
+        Parameter('diagnostics_period', value=3600.0)])    # reported below, on request
     client = rclpy.create_node('torque_estimator_test_client', context=context)
     executor = SingleThreadedExecutor(context=context)
     for node in (estimator, client):
@@ -125,6 +127,7 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
         spin_until(executor, lambda: publisher.get_subscription_count() == 1,
                    'the estimator subscribed to /joint_states', TIMEOUT)
         log = arm_log(CONTACT + CONTACT_SAMPLES + 60)
+        before_ns = time.time_ns()
         for k, sample in enumerate(log):
             msg = JointState(name=JOINTS, position=sample.position.tolist(),
                              effort=sample.effort.tolist())
@@ -136,6 +139,7 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
             assert externals[-1].header.stamp == msg.header.stamp
             if k < CONTACT:
                 assert not collisions, f'collision reported at sample {k}, before the contact'
+        after_ns = time.time_ns()
         assert torques[-1].name == JOINTS
         truth = np.array([s.torque for s in log[100:CONTACT]])
         filtered = np.array([m.effort for m in torques[100:CONTACT]])
@@ -172,10 +176,40 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
         spin_until(executor, lambda: estimator.refused == refused + 2, 'two refused samples',
                    TIMEOUT)
         assert len(externals) == len(log)
+        check_diagnostic(estimator, len(log), before_ns, after_ns)
     finally:
         executor.shutdown()
         for node in (client, estimator):
             node.destroy_node()
+
+
+def check_diagnostic(estimator, samples: int, before_ns: int, after_ns: int) -> None:
+    """The ``torque estimation`` status of the whole run: every sample estimated, the two
+    refused; the latency of sample k is its publication (between ``before_ns`` and
+    ``after_ns`` on this test's clock) minus its stamp ``START_NS + k ms``."""
+    from diagnostic_msgs.msg import DiagnosticStatus
+
+    [status] = estimator.diagnostics.statuses()
+    assert status.name == 'torque_estimator: torque estimation'
+    assert status.hardware_id == 'six_axis_3kg'
+    values = {v.key: v.value for v in status.values}
+    assert values['samples'] == str(samples) and values['refused'] == '2'
+    assert values['method'] == 'kalman' and values['model'] == 'identified'
+    latency = estimator.latency.values()        # s, sample k at index k
+    assert len(latency) == samples
+    stamps = np.arange(samples) * 1e-3
+    assert np.all(latency + stamps >= (before_ns - START_NS) * 1e-9)
+    assert np.all(latency + stamps <= (after_ns - START_NS) * 1e-9)
+    for key, q in (('latency_p50_s', 50), ('latency_p95_s', 95), ('latency_max_s', 100)):
+        # 6 significant digits
+        assert float(values[key]) == pytest.approx(np.percentile(latency, q), rel=1e-5), key
+    # the stamps are years old: latency far above latency_warning; 2 samples refused
+    assert status.level == DiagnosticStatus.WARN
+    assert status.message.startswith('2 of ') and 'latency' in status.message
+    for joint in JOINTS:
+        assert 0 < float(values[f'{joint}.innovation_nis']) < math.inf
+        assert 0 < float(values[f'{joint}.innovation_rms_Nm']) < math.inf
+    assert 0 < float(values['compute_time_p95_s']) < (after_ns - before_ns) * 1e-9
 
 
 def rmse(x, truth):
@@ -184,6 +218,7 @@ def rmse(x, truth):
 
 def test_the_controller_commands_are_the_reference(ros):
     rclpy, context = ros
+    from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from sensor_msgs.msg import JointState
@@ -194,8 +229,11 @@ def test_the_controller_commands_are_the_reference(ros):
     from torque_estimator.torque_estimator_node import TorqueEstimatorNode
 
     estimator = TorqueEstimatorNode(context=context, parameter_overrides=[
-        Parameter('urdf_file', value=str(URDF))])
+        Parameter('urdf_file', value=str(URDF)), Parameter('diagnostics_period', value=0.1)])
     client = rclpy.create_node('torque_estimator_reference_client', context=context)
+    diagnostics = []
+    client.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append,
+                               qos.DIAGNOSTICS_QOS)
     executor = SingleThreadedExecutor(context=context)
     for node in (estimator, client):
         executor.add_node(node)
@@ -223,6 +261,11 @@ def test_the_controller_commands_are_the_reference(ros):
         spin_until(executor, lambda: estimator.buffer is not None, 'the reference', TIMEOUT)
         later = client.get_clock().now().nanoseconds * 1e-9 + 2.0
         np.testing.assert_allclose(estimator.buffer.sample(later)[0], 0.1)
+        # the status reaches /diagnostics (the QoS of diagnostic_aggregator's subscription)
+        spin_until(executor, lambda: diagnostics, 'a DiagnosticArray on /diagnostics', TIMEOUT)
+        [status] = diagnostics[0].status
+        assert status.name == 'torque_estimator: torque estimation'
+        assert {'latency_p95_s', 'joint1.innovation_nis'} <= {v.key for v in status.values}
     finally:
         executor.shutdown()
         for node in (client, estimator):

@@ -26,12 +26,20 @@ see too. A sample with NaN, another number of joints or unknown joint names is
 refused (logged, not filtered), as is one older than the previous sample (out of order); one
 with the previous stamp is a repeat and is skipped. A stamp more than ``RESTART_JUMP`` older
 than the previous one (the robot's clock restarted) restarts the filter.
+
+``/diagnostics``: ``torque_estimator: torque estimation`` every ``diagnostics_period``
+(``ident_core.monitoring.checks.estimator_status``): the latency of the estimates (publication
+minus the sample's stamp; 50th and 95th percentile and largest of the last ``LATENCY_WINDOW``
+samples), the time to compute one, and the Kalman filter's innovations over the period (RMS and
+mean normalised innovation squared per joint, outliers); WARN above ``latency_warning`` or
+``innovation_nis_warning``, WARN or ERROR (none estimated) for refused samples.
 """
 from __future__ import annotations
 
 import array
 import gc
 import sys
+import time
 
 import numpy as np
 from pydantic import Field
@@ -42,6 +50,9 @@ from visualization_msgs.msg import MarkerArray
 
 from ident_core.errors import InputError
 from ident_core.model.inertial import body_links
+from ident_core.monitoring.checks import estimator_status
+from ident_core.monitoring.statistics import SampleWindow
+from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.motion.controller import TrajectoryBuffer
 from ident_core.schema import per_joint
 from ident_core.torque_estimation.collision import CollisionDetector
@@ -51,10 +62,13 @@ from ident_core.torque_estimation.estimator import TorqueEstimator
 from ident_msgs.msg import Collision, IdentifiedParameters
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import collision_markers, trajectory_points
+from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
 
 #: A stamp this much older than the previous one restarts the filter [s].
 RESTART_JUMP = 1.0
+#: Latest samples whose latency and compute time the diagnostic reports (1 s at 1 kHz).
+LATENCY_WINDOW = 1000
 
 try:                            # a message every millisecond: no wait set rebuilt per message
     from rclpy.experimental import EventsExecutor as Executor
@@ -62,7 +76,7 @@ except ImportError:             # rclpy before Kilted
     from rclpy.executors import SingleThreadedExecutor as Executor
 
 
-class TorqueEstimatorNodeParameters(TorqueEstimatorConfig):
+class TorqueEstimatorNodeParameters(TorqueEstimatorConfig, DiagnosticsConfig):
     """Parameters of the node: the estimation settings plus the model and the topics.
 
     Attributes
@@ -81,6 +95,14 @@ class TorqueEstimatorNodeParameters(TorqueEstimatorConfig):
     model_topic : str
         IdentifiedParameters of new identifications (their RESULT.yaml replaces the model);
         empty: the model stays.
+    latency_warning : float
+        The ``torque estimation`` diagnostic warns when the 95th percentile of the latency
+        (publication of an estimate minus its sample's stamp) exceeds this [s].
+    innovation_nis_warning : float
+        It warns when a joint's mean normalised innovation squared over a period exceeds this
+        (about 1 when the model and the noise covariances are right).
+    diagnostics_period : float
+        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
     """
 
     model_file: str = Field('', description='RESULT.yaml of the identified model (empty: '
@@ -94,6 +116,10 @@ class TorqueEstimatorNodeParameters(TorqueEstimatorConfig):
     model_topic: str = Field('/identification_node/parameters',
                              description='IdentifiedParameters whose RESULT.yaml replaces the '
                              'model (empty: none)')
+    latency_warning: float = Field(0.01, gt=0, description='s: the diagnostic warns above this '
+                                   '95th percentile of the latency')
+    innovation_nis_warning: float = Field(5.0, gt=0, description='the diagnostic warns above '
+                                          'this mean normalised innovation squared')
 
 
 class TorqueEstimatorNode(lifecycle.GracefulNode):
@@ -123,6 +149,10 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self._names: list[str] = []
         self._order = np.arange(self.dm.n)
         self.samples = self.refused = 0
+        self.latency = SampleWindow(LATENCY_WINDOW)          # s
+        self.compute_time = SampleWindow(LATENCY_WINDOW)     # s
+        self._reported = (0, 0)                              # samples, refused at the last report
+        self._sim_time = self.get_parameter('use_sim_time').value
         # one message of each output, filled anew for every sample (publish copies it)
         self._outputs = [JointState(name=self.joint_names) for _ in range(2)]
         self.torques = self.create_publisher(JointState, '~/joint_torques', qos.ESTIMATE_QOS)
@@ -139,6 +169,9 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         if p.model_topic:
             self.create_subscription(IdentifiedParameters, p.model_topic, self._on_model,
                                      qos.LATCHED_QOS)
+        self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period,
+                                                self.dm.robot.model.name)
+        self.diagnostics.add('torque estimation', self.estimation_status)
         gc.freeze()     # the model and the modules: no collector pauses in the message loop
         self.get_logger().info(
             f'ready: {self.config.method} on {self.dm.source}, {p.joint_states_topic} -> '
@@ -187,6 +220,7 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.buffer = buffer
 
     def _on_joint_state(self, msg: JointState) -> None:
+        started = time.perf_counter()
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         try:
             q, effort = self._arrays(msg)
@@ -208,11 +242,34 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
             out.header.stamp = msg.header.stamp
             out.effort = array.array('d', effort.tobytes())     # no per-element checks
             publisher.publish(out)
+        self.compute_time.add(time.perf_counter() - started)
+        stamp_ns = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        self.latency.add((self._now_ns() - stamp_ns) * 1e-9)
         collisions = self.detector.update(stamp, estimate.external)
         for c in collisions:
             self._report(msg, c)
         if self.detector.changed:
             self._publish_collision_markers(collisions)
+
+    def _now_ns(self) -> int:
+        """Now on the clock of the stamps (system time unless ``use_sim_time``) [ns]."""
+        return self.get_clock().now().nanoseconds if self._sim_time else time.time_ns()
+
+    def estimation_status(self) -> Status:
+        """The ``torque estimation`` diagnostic of the period since the last one (the
+        innovations are reset)."""
+        samples, refused = self.samples - self._reported[0], self.refused - self._reported[1]
+        self._reported = (self.samples, self.refused)
+        innovations = self.estimator.innovations
+        status = estimator_status(
+            joint_names=self.joint_names, prismatic=self.dm.robot.prismatic,
+            method=self.config.method, identified=self.identified, samples=samples,
+            refused=refused, period=self.p.diagnostics_period, latency=self.latency,
+            compute_time=self.compute_time, innovations=innovations,
+            latency_warning=self.p.latency_warning, nis_warning=self.p.innovation_nis_warning)
+        if innovations is not None:
+            innovations.reset()
+        return status
 
     def _arrays(self, msg: JointState) -> tuple[np.ndarray, np.ndarray]:
         """Position and effort in model joint order."""

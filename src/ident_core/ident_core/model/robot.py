@@ -68,6 +68,13 @@ class RobotModel:
         """Number of bodies carrying inertial parameters (one per joint)."""
         return self.model.njoints - 1
 
+    @property
+    def prismatic(self) -> np.ndarray:
+        """(n,) bool: True for a prismatic joint (positions in m, efforts in N), False for a
+        revolute one (rad, N·m)."""
+        return np.array(['JointModelP' in self.model.joints[i].shortname()
+                         for i in range(1, self.model.njoints)], dtype=bool)
+
     def finite_limits(self) -> tuple[np.ndarray, np.ndarray]:
         """Position limits, ±π where the URDF gives none (or an empty range).
 

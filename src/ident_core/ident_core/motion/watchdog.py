@@ -53,10 +53,26 @@ class MotionWatchdog:
                     'stopped, an e-stop, or the robot is gone')
         if measured is None or commanded is None:
             return ''
-        error = np.abs(np.asarray(measured) - np.asarray(commanded))
+        error = tracking_error(measured, commanded)
         worst = int(np.argmax(error - self.tracking_limit))
         if error[worst] > self.tracking_limit[worst]:
             return (f'{self.joint_names[worst]} is {error[worst]:.3g} from its command (limit '
                     f'{self.tracking_limit[worst]:g}): the robot does not follow (collision, '
                     'e-stop, drive fault or limit)')
         return ''
+
+
+def tracking_error(measured: np.ndarray, commanded: np.ndarray) -> np.ndarray:
+    """Distance of the measured positions from the commanded ones.
+
+    Parameters
+    ----------
+    measured, commanded : (n,) array_like
+        Positions [rad or m].
+
+    Returns
+    -------
+    (n,) ndarray
+        ``|measured − commanded|`` [rad or m].
+    """
+    return np.abs(np.asarray(measured, dtype=float) - np.asarray(commanded, dtype=float))

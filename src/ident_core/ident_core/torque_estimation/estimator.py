@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..monitoring.statistics import InnovationStatistics
 from ..schema import per_joint
 from .baselines import LowpassFilter, MeanFilter
 from .config import TorqueEstimatorConfig
 from .dynamics import DynamicModel
-from .kalman import KalmanTorqueFilter, measured_motion
+from .kalman import GATE, KalmanTorqueFilter, measured_motion
 from .observer import MomentumObserver
 
 
@@ -55,6 +56,9 @@ class TorqueEstimator:
     ----------
     repeats : int
         Samples skipped because their stamp repeated the previous one.
+    innovations : InnovationStatistics or None
+        The Kalman filter's innovations (from its second sample on; None for the other
+        methods); whoever reports them resets them.
 
     Raises
     ------
@@ -73,6 +77,7 @@ class TorqueEstimator:
         self.observer = MomentumObserver(dm, per_joint(config.observer_gain, n,
                                                        'observer_gain'))
         self.repeats = 0
+        self.innovations = InnovationStatistics(n, GATE) if self.kalman is not None else None
         self._last = None           # t, q
 
     def step(self, t: float, q, effort, reference: tuple | None = None) \
@@ -134,7 +139,11 @@ class TorqueEstimator:
             return cache[0]
 
         target = reference if reference is not None else measured()
-        return self.kalman.update(effort, dt, target, measured, qd)
+        first = self.kalman.innovation is None
+        estimate = self.kalman.update(effort, dt, target, measured, qd)
+        if not first:               # the first sample only initialises the filter
+            self.innovations.add(self.kalman.innovation, self.kalman.innovation_variance)
+        return estimate
 
     def _checked(self, values, what: str) -> np.ndarray:
         x = np.asarray(values, dtype=float)

@@ -56,6 +56,11 @@ class KalmanTorqueFilter:
     ----------
     covariance : (n, n) ndarray
         ``P`` after the last update [(N·m)²].
+    innovation : (n,) ndarray or None
+        ``ν = y − x⁻`` of the last update, measurement minus prediction [N·m or N].
+    innovation_variance : (n,) ndarray or None
+        Its predicted variance ``S = P⁻ + V`` per joint (before an outlier raises ``P⁻``)
+        [(N·m)²].
 
     Raises
     ------
@@ -83,6 +88,7 @@ class KalmanTorqueFilter:
         self._p0, self._w, self._v = (None if m is None else self._shaped(m) for m in (p0, w, v))
         self._x = None
         self._p = None
+        self.innovation = self.innovation_variance = None
         self._point = None          # s_k as one (3n,) vector
         self._jacobian = np.zeros((n, 3 * n))      # B_u,k
         self._y = None
@@ -160,14 +166,16 @@ class KalmanTorqueFilter:
         innovation = y - prior
         squared = innovation * innovation
         if self._diagonal:
-            missed = squared > GATE * GATE * (spread + v)
+            self.innovation, self.innovation_variance = innovation, spread + v
+            missed = squared > GATE * GATE * self.innovation_variance
             if missed.any():
                 spread = np.where(missed, squared - v, spread)
             gain = spread / (spread + v)
             self._p = gain * v                          # (1 − K) P⁻ with C = I
         else:
             diagonal, noise = np.diag(spread), np.diag(v)
-            missed = squared > GATE * GATE * (diagonal + noise)
+            self.innovation, self.innovation_variance = innovation, diagonal + noise
+            missed = squared > GATE * GATE * self.innovation_variance
             if missed.any():
                 spread = spread + np.diag(np.where(missed, squared - noise - diagonal, 0.0))
             gain = np.linalg.solve(spread + v, spread).T

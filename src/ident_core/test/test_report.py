@@ -92,13 +92,16 @@ def test_a_missing_recording_is_named_and_the_rest_written(identified, tmp_path,
     result, _ = identified
     doc = yaml.safe_load(result.read_text())
     doc['validation'][0]['data'] = str(tmp_path / 'gone.npz')
+    doc['identification']['data'] = ['moved.npz']
     moved = tmp_path / 'RESULT.yaml'
     moved.write_text(yaml.safe_dump(doc))
     assert main(['report', '--model', str(moved), '--out', str(tmp_path / 'r')]) == 0
     page = (tmp_path / 'r' / 'index.html').read_text()
     assert f'validation recording {tmp_path / "gone.npz"} not found' in page
+    assert 'identification recording moved.npz not found' in page
     assert 'gone.npz not found' in capsys.readouterr().err
-    assert len(images(page)) == 4
+    assert len(images(page)) == 1                       # the base parameters
+    assert 'no identification recording could be read' in page
 
 
 def test_report_without_input_or_into_a_file_is_refused(tmp_path, capsys):

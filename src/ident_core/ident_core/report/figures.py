@@ -8,7 +8,6 @@ import matplotlib
 
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt
-import numpy as np
 
 #: Most points drawn per line; longer signals are thinned by striding (the figure cannot show
 #: more at its width, and drawing them costs seconds per figure).
@@ -60,17 +59,24 @@ def joint_figure(rows: int, columns: int = 1, row_height: float = 1.9,
     fig : matplotlib.figure.Figure
     axes : (rows, columns) ndarray of Axes
     """
-    fig, axes = plt.subplots(rows, columns, figsize=(width, 0.8 + row_height * rows),
-                             squeeze=False, sharex=sharex, **kwargs)
+    height = 0.8 + row_height * rows
+    fig, axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False,
+                             sharex=sharex, **kwargs)
+    # fixed margins [inch] instead of a tight bounding box: the layout pass of a tight box
+    # draws every axis twice, half the time of a report
+    fig.subplots_adjust(left=0.9 / width, right=1 - 0.15 / width, bottom=0.55 / height,
+                        top=1 - 0.3 / height, hspace=0.45, wspace=0.3 if columns > 2 else 0.2)
     return fig, axes
 
 
-def png_data_uri(fig) -> str:
+def png_data_uri(fig, tight: bool = True) -> str:
     """Render a figure to a PNG ``data:`` URI and close it.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
+    tight : bool
+        Crop to a tight bounding box (False for ``joint_figure``, which has fixed margins).
 
     Returns
     -------
@@ -78,7 +84,7 @@ def png_data_uri(fig) -> str:
         ``data:image/png;base64,...``.
     """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format='png', dpi=DPI, bbox_inches='tight')
+    fig.savefig(buffer, format='png', dpi=DPI, bbox_inches='tight' if tight else None)
     plt.close(fig)
     return 'data:image/png;base64,' + base64.b64encode(buffer.getvalue()).decode('ascii')
 
@@ -100,17 +106,3 @@ def new_figure(width: float, height: float, **kwargs):
     """
     return plt.subplots(figsize=(width, height), **kwargs)
 
-
-def finite_or_none(values: np.ndarray) -> np.ndarray | None:
-    """An array, or None if it holds no finite value (nothing to draw).
-
-    Parameters
-    ----------
-    values : ndarray
-
-    Returns
-    -------
-    ndarray or None
-    """
-    values = np.asarray(values, dtype=float)
-    return values if np.isfinite(values).any() else None

@@ -114,7 +114,7 @@ def torque_estimate_figure(log: TorqueLog) -> Figure:
         ax.set_ylabel(f'{log.joints[j]}\n[N·m]')
     axes[0, 0].legend(loc='upper right', fontsize=8, ncol=3)
     axes[-1, 0].set_xlabel('time [s]')
-    return Figure(figures.png_data_uri(fig), f'torque estimates of {log.source}')
+    return Figure(figures.png_data_uri(fig, tight=False), f'torque estimates of {log.source}')
 
 
 def torque_estimate_table(log: TorqueLog) -> Table:

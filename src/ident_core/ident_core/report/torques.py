@@ -137,7 +137,7 @@ def torque_figure(c: TorqueComparison, joints: list[str]) -> Figure:
         ax.set_title(f'{joints[j]}: RMS residual {rms:.3g} N·m', fontsize=9, loc='left')
     axes[0, 0].legend(loc='upper right', fontsize=8, ncol=3)
     axes[-1, 0].set_xlabel('time [s]')
-    return Figure(figures.png_data_uri(fig),
+    return Figure(figures.png_data_uri(fig, tight=False),
                   f'{c.role} recording {c.source}: measured torque, the identified model '
                   f'({c.relative_error_percent(c.identified):.2f} % relative error) and the URDF '
                   f'model ({c.relative_error_percent(c.urdf):.1f} %)')
@@ -168,12 +168,15 @@ def residual_figure(c: TorqueComparison, joints: list[str]) -> Figure:
         h.hist(r[:, j], bins=60, color=figures.COLOURS['identified'], alpha=0.8)
         h.set_ylabel(f'{joints[j]}\ncount')
         f, pxx = signal.welch(r[:, j], fs=c.fs, nperseg=min(len(r), 1024))
-        s.semilogy(f, np.sqrt(pxx), color=figures.COLOURS['identified'], lw=0.9)
-        s.set_xlim(0, min(f[-1], 2 * c.processed.cutoff_hz))
+        shown = f <= min(f[-1], 2 * c.processed.cutoff_hz)
+        amplitude = np.sqrt(pxx[shown])
+        s.semilogy(f[shown], amplitude, color=figures.COLOURS['identified'], lw=0.9)
+        if np.any(amplitude > 0):
+            s.set_ylim(0.5 * amplitude[amplitude > 0].min(), 2 * amplitude.max())
         s.set_ylabel('N·m/√Hz')
     axes[-1, 0].set_xlabel('residual [N·m]')
     axes[-1, 1].set_xlabel('frequency [Hz]')
-    return Figure(figures.png_data_uri(fig),
+    return Figure(figures.png_data_uri(fig, tight=False),
                   f'{c.role} recording {c.source}: residual (measured − identified) histogram '
                   'and amplitude spectral density')
 
@@ -235,7 +238,7 @@ def trajectory_figure(c: TorqueComparison, lower: np.ndarray, upper: np.ndarray,
     for col, title in enumerate(('position', 'velocity', 'acceleration')):
         axes[0, col].set_title(title, fontsize=10)
         axes[-1, col].set_xlabel('time [s]')
-    return Figure(figures.png_data_uri(fig),
+    return Figure(figures.png_data_uri(fig, tight=False),
                   f'excitation in {c.source} (filtered and trimmed as for identification); red '
                   'dotted: '
                   'URDF position and velocity limits')

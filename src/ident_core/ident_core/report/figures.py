@@ -15,7 +15,7 @@ MAX_POINTS = 4000
 #: Dots per inch of the PNG images.
 DPI = 90
 #: Colours of the quantities, the same in every figure.
-COLOURS = {'measured': '0.55', 'identified': 'tab:blue', 'urdf': 'tab:orange',
+COLOURS = {'measured': '0.7', 'identified': 'tab:blue', 'urdf': 'tab:orange',
            'true': 'black', 'filtered': 'tab:blue', 'limit': 'tab:red'}
 #: Colours of the trust classes (``parameters.trust``).
 TRUST_COLOURS = {'trusted': 'tab:green', 'uncertain': 'tab:orange', 'poor': 'tab:red'}

@@ -126,7 +126,7 @@ def torque_figure(c: TorqueComparison, joints: list[str]) -> Figure:
     fig, axes = figures.joint_figure(len(joints))
     k = figures.stride(len(c.t))
     for j, ax in enumerate(axes[:, 0]):
-        ax.plot(c.t[k], c.measured[k, j], color=figures.COLOURS['measured'], lw=1.2,
+        ax.plot(c.t[k], c.measured[k, j], color=figures.COLOURS['measured'], lw=2.6,
                 label='measured')
         ax.plot(c.t[k], c.identified[k, j], color=figures.COLOURS['identified'], lw=0.9,
                 label='identified model')

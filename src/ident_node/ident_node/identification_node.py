@@ -73,6 +73,7 @@ from ident_core.payload.geometry import frame_in_link
 from ident_core.payload.identify import PayloadIdentification, identify_payload
 from ident_core.payload.methods import PayloadConfig
 from ident_core.payload.results import PayloadData, payload_file, write_payload
+from ident_core.report.page import ReportInputs, report_folder, write_report
 from ident_msgs.msg import FrictionResult, IdentifiedParameters, Payload, RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
@@ -110,6 +111,9 @@ class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
         instead of refusing them (``ident_core.data.bag_repair``).
     auto_identify : bool
         Identify every bag the recorder reports closed.
+    write_report : bool
+        Write the HTML report of every identification beside its RESULT.yaml, in
+        ``<stem>_report/index.html`` (``ident_core.report.page.write_report``).
     recordings_topic : str
         The recorder's reports.
     payload_frame : str
@@ -139,6 +143,8 @@ class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
     recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
                           'to the damage (with a warning)')
     auto_identify: bool = Field(False, description='identify every bag the recorder closes')
+    write_report: bool = Field(False, description='write the HTML report of every '
+                               'identification beside its RESULT.yaml (<stem>_report/)')
     recordings_topic: str = Field('/recorder/recordings',
                                   description="the recorder's RecordingInfo reports")
     payload_frame: str = Field('', description='default payload frame of ~/identify_payload '
@@ -244,6 +250,10 @@ class IdentificationNode(lifecycle.GracefulNode):
         path = Path(result_path) if result_path else Path(str(Path(bag)) + '.result.yaml')
         result = result_file(model, validations)
         write_result(path, result)
+        if self.p.write_report:
+            page = write_report(report_folder(path), ReportInputs(model=path,
+                                                                  recover=self.p.recover))
+            self.get_logger().info(f'report {page}')
         return path.resolve(), result.model_dump()
 
     def _load(self, bag: str, periodic_only: bool = True):

@@ -259,7 +259,8 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
 
 def test_parameter_recover_reads_a_bag_a_killed_recorder_left(ros, bag, tmp_path):
     """Without ``recover`` an unfinished bag is refused in one line naming --recover; with it,
-    the complete messages are identified (a DataWarning says how much was read)."""
+    the complete messages are identified (a DataWarning says how much was read), and with
+    ``write_report`` the report is written beside the result."""
     import warnings
 
     from rclpy.parameter import Parameter
@@ -274,8 +275,8 @@ def test_parameter_recover_reads_a_bag_a_killed_recorder_left(ros, bag, tmp_path
     data = (bag / f'{bag.name}.mcap').read_bytes()
     (damaged / 'killed.mcap').write_bytes(data[:len(data) // 2])     # no footer, no metadata
     nodes = [IdentificationNode(context=context, parameter_overrides=[
-        Parameter('urdf_file', value=str(URDF)), Parameter('recover', value=recover)])
-        for recover in (False, True)]
+        Parameter('urdf_file', value=str(URDF)), Parameter('recover', value=recover),
+        Parameter('write_report', value=recover)]) for recover in (False, True)]
     try:
         with pytest.raises(InputError, match='--recover') as refused:
             nodes[0].identify(str(damaged), [], str(tmp_path / 'R0.yaml'))
@@ -286,6 +287,10 @@ def test_parameter_recover_reads_a_bag_a_killed_recorder_left(ros, bag, tmp_path
         assert any(issubclass(w.category, DataWarning) and 'unfinished rosbag2' in
                    str(w.message) for w in caught)
         assert path.is_file() and 0 < result['identification']['samples'] < 4000
+        # write_report: the report beside RESULT.yaml, its recording read with recover too
+        page = (tmp_path / 'R1_report' / 'index.html').read_text()
+        assert page.count('<img src="data:image/png;base64,') == 4
+        assert 'not shown' not in page and not (tmp_path / 'R0_report').exists()
     finally:
         for node in nodes:
             node.destroy_node()

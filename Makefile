@@ -78,12 +78,12 @@ need-tx40:
 demo-kuka: need-kuka setup
 	$(ENV) robot-ident identify --urdf $(DATA_DIR)/kuka_lwr4.urdf --data $(KUKA)/measurements_1.yaml \
 	    --validate $(KUKA)/measurements_2.yaml $(KUKA)/measurements_3.yaml \
-	    --out output/kuka_lwr4/result.yaml
+	    --out output/kuka_lwr4/result.yaml --report output/kuka_lwr4/report
 
 demo-tx40: need-tx40 setup
 	$(ENV) robot-ident identify --urdf $(TX40_DIR)/tx40_mdh_modified.urdf \
 	    --data config/datasets/staubli_tx40/tx40.yaml --split 0.7 --rotor-inertia \
-	    --out output/staubli_tx40/result.yaml
+	    --out output/staubli_tx40/result.yaml --report output/staubli_tx40/report
 
 bench: setup
 	$(ENV) pip install -q -r benchmarks/requirements.txt \

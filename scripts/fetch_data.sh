@@ -71,7 +71,10 @@ while read -r sum url dest; do
     mkdir -p -- "$(dirname -- "$target")"
     TMP=$(mktemp "$(dirname -- "$target")/.$(basename -- "$target").XXXXXX")
     echo "$PROG: $dest <- $source"
-    get "$source" "$TMP" </dev/null 2>/dev/null || { rm -f -- "$TMP"; die 1 "$dest: cannot get $source"; }
+    if ! why=$(get "$source" "$TMP" </dev/null 2>&1); then
+        rm -f -- "$TMP"
+        die 1 "$dest: cannot get $source${why:+ (${why%%$'\n'*})}"
+    fi
     got=$(sha256 "$TMP")
     if [ "$got" != "$sum" ]; then
         rm -f -- "$TMP"

@@ -14,11 +14,13 @@ One subpackage per area of the method (docs/methods.md):
 ``sim``          simulated hardware, synthetic recordings, evaluation against ground truth
 ``torque_estimation``  joint and external torque estimation (Kalman filter, observers)
 ``monitoring``   the nodes' run-time health (``/diagnostics``): statistics, statuses, limits
+``report``       the HTML report of an identification, payload, friction or torque estimate
 ``cli``          the ``robot-ident`` command, one module per verb
 
 Shared:
 ``errors`` (the exceptions), ``schema`` (file formats as pydantic models), ``files`` (YAML in,
-atomic writes out), ``threads`` (the BLAS thread limit). Subpackages import nothing on their
+atomic writes out), ``threads`` (the BLAS thread limit), ``progress`` (how long computations
+report their progress). Subpackages import nothing on their
 own: import the module you use, e.g. ``from ident_core.estimation.identification import
 identify``.
 """

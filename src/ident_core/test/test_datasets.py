@@ -265,3 +265,25 @@ def test_aligned_permutes_a_coupled_transmission(csv_case, six_axis, tmp_path):
     np.testing.assert_allclose(d.transmission.gear_matrix, gear)
     np.testing.assert_allclose(d.transmission.joint_offset, OFFSET)
     np.testing.assert_allclose(d.transmission.torque_scale, TORQUE_SCALE)
+
+
+def test_load_source_reads_back_a_window_and_a_split(make_synthetic, tmp_path):
+    """The source names of a windowed bag (``load_bag``) and of a split part name the same
+    samples: ``load_source`` of the name gives them again (how the report finds the data a
+    RESULT.yaml was identified on)."""
+    from datafiles import write_joint_state_bag
+
+    from ident_core.data.datasets import load_bag, load_source
+
+    dataset = make_synthetic()
+    bag = write_joint_state_bag(tmp_path / 'bag', dataset)
+    start = 1_700_000_000 + 2.0
+    windowed, _ = load_bag(bag, window=(start, start + 10.0), min_coverage=0.0)
+    assert windowed.source == f'{bag}[/joint_states rows 200:1201]'
+    for part in (windowed, *windowed.split(0.375)):
+        again = load_source(part.source, JOINTS)
+        assert again.source == part.source
+        np.testing.assert_array_equal(again.t, part.t)
+        np.testing.assert_array_equal(again.position, part.position)
+        np.testing.assert_array_equal(again.effort, part.effort)
+    assert windowed.split(0.375)[1].source.endswith('[last 62.5%]')

@@ -73,7 +73,6 @@ from ident_core.payload.geometry import frame_in_link
 from ident_core.payload.identify import PayloadIdentification, identify_payload
 from ident_core.payload.methods import PayloadConfig
 from ident_core.payload.results import PayloadData, payload_file, write_payload
-from ident_core.report.page import ReportInputs, report_folder, write_report
 from ident_msgs.msg import FrictionResult, IdentifiedParameters, Payload, RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
@@ -251,10 +250,20 @@ class IdentificationNode(lifecycle.GracefulNode):
         result = result_file(model, validations)
         write_result(path, result)
         if self.p.write_report:
-            page = write_report(report_folder(path), ReportInputs(model=path,
-                                                                  recover=self.p.recover))
-            self.get_logger().info(f'report {page}')
+            self._write_report(path)
         return path.resolve(), result.model_dump()
+
+    def _write_report(self, result: Path) -> None:
+        """The HTML report of a result (parameter ``write_report``); a report that fails is a
+        warning, the identification stands."""
+        from ident_core.report.page import ReportInputs, report_folder, write_report
+
+        try:
+            page = write_report(report_folder(result), ReportInputs(model=result,
+                                                                    recover=self.p.recover))
+            self.get_logger().info(f'report {page}')
+        except Exception as exc:            # the result is written; the report is an extra
+            self.get_logger().warning(f'no report of {result}: {exc}')
 
     def _load(self, bag: str, periodic_only: bool = True):
         """The JointState recording of ``bag``; with ``periodic_only`` (and parameter

@@ -343,8 +343,8 @@ def inertia_markers(identified: list[LinkInertial], urdf: list[LinkInertial]) ->
     (``URDF_COLOR``): id ``2k`` a sphere at the centre of mass and id ``2k + 1`` the
     homogeneous box of the same mass and principal moments (``link_equivalent_box``; opacity
     ``BOX_ALPHA``), centred on the centre of mass along the principal axes. A body without
-    such a box (mass ≤ 0 or not physically consistent) gets, as id ``2k + 1``, a red text
-    saying so at its link origin, and its sphere only where its centre of mass is defined
+    such a box (no mass, or not physically consistent) gets, as id ``2k + 1``, a red text
+    saying which at its link origin, and its sphere only where its centre of mass is defined
     (mass > 0).
 
     Parameters
@@ -374,9 +374,10 @@ def inertia_markers(identified: list[LinkInertial], urdf: list[LinkInertial]) ->
             if box is not None:
                 markers.append(_box(ns, 2 * k + 1, body.link, body.com, *box, color, BOX_ALPHA))
             else:
+                why = 'no mass' if body.mass == 0 else 'not physically consistent'
                 markers.append(_text(ns, 2 * k + 1, body.link, np.zeros(3),
-                                     f'{body.link} ({ns}): not physically consistent, '
-                                     f'mass {body.mass:.3g} kg', WARNING_COLOR))
+                                     f'{body.link} ({ns}): {why}, mass {body.mass:.3g} kg',
+                                     WARNING_COLOR))
     return MarkerArray(markers=markers)
 
 

@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..excitation.fourier import load_trajectory
 from ..files import read_yaml, write_atomic
 from ..schema import parse
-from ..sim.evaluation import true_torques
+from ..sim.evaluation import load_ground_truth, true_torques
 from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
 from ..torque_estimation.dynamics import load_dynamic_model
 from ..torque_estimation.offline import (
@@ -73,10 +73,11 @@ def _run(args: argparse.Namespace) -> int:
     with progress_bar(args, 'estimate-torque', unit='sample') as bar:
         bar.set_description(f'reading {args.data}')
         dataset, stamps, reference = _data(args, dm.robot.joint_names)
+        truth = None if args.truth is None else load_ground_truth(args.truth)
         bar.set_description(config.method)
         result = estimate_torques(dm, dataset, config, reference, progress=bar)
-    if args.truth:
-        result.true = true_torques(dataset, stamps, args.truth, dm.robot)[result.rows]
+    if truth is not None:
+        result.true = true_torques(dataset, stamps, truth, dm.robot)[result.rows]
     print_summary(result)
     out = write_atomic(args.out, torques_csv(result))
     print(f'torques written to {out}')

@@ -79,6 +79,7 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError('--from needs --export-urdf (it only exports an earlier result)')
         content = read_payload(args.from_file)
         print(_export(robot, content, args.export_urdf, args.from_file))
+        report_after(args, payload=args.from_file)
         return 0
     if not args.loaded:
         raise InputError('--loaded: give the runs with the payload')

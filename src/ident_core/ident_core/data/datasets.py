@@ -34,6 +34,10 @@ ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
 BAG_SUFFIXES = ('.mcap', '.db3')
 #: Rows checked at a time for invalid values (bounds the temporaries on long logs).
 CHECK_ROWS = 1 << 16
+#: Source name of a part of a dataset (``Dataset.split``).
+SPLIT_TAG = re.compile(r'(?P<source>.*)\[(?P<part>first|last) (?P<percent>[0-9.]+)%\]')
+#: Source name of the window of a rosbag2 topic (``window_source``).
+WINDOW_TAG = re.compile(r'(?P<source>.*)\[(?P<topic>\S+) rows (?P<start>\d+):(?P<stop>\d+)\]')
 
 
 @dataclass
@@ -167,7 +171,7 @@ class Dataset:
         for sl, tag in ((slice(0, k), 'first'), (slice(k, None), 'last')):
             share = fraction if tag == 'first' else 1 - fraction
             parts.append(replace(
-                self, source=f'{self.source}[{tag} {100 * share:.0f}%]', t=self.t[sl],
+                self, source=f'{self.source}[{tag} {100 * share:g}%]', t=self.t[sl],
                 position=self.position[sl], effort=self.effort[sl],
                 velocity=None if self.velocity is None else self.velocity[sl],
                 repeats=None if self.repeats is None else self.repeats[sl],
@@ -263,8 +267,70 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
                              f'and {window[1]:.3f} s')
         check_coverage(window_coverage(log.stamp, window), f'{path} ({topic})', min_coverage)
         spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
-    dataset, kept = _build(DatasetDescription(**spec), str(path), path.parent, None, log)
+    source = str(path) if window is None else window_source(path, topic, *spec['rows'])
+    dataset, kept = _build(DatasetDescription(**spec), source, path.parent, None, log)
     return dataset, log.stamp[kept]
+
+
+def window_source(path: str | Path, topic: str, start: int, stop: int) -> str:
+    """The source name of the messages ``[start, stop)`` of a rosbag2 topic (``load_bag``
+    with a window): ``path[topic rows start:stop]``, read back by ``load_source``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The rosbag2.
+    topic : str
+        The JointState topic.
+    start, stop : int
+        Message indices on that topic.
+
+    Returns
+    -------
+    str
+    """
+    return f'{path}[{topic} rows {start}:{stop}]'
+
+
+def load_source(source: str, default_joints: list[str] | None = None, *,
+                recover: bool = False) -> Dataset:
+    """Load a dataset again from the source name its loader gave it (as RESULT.yaml and
+    PAYLOAD.yaml record it): a path (``load_dataset``), the window of a rosbag2 topic
+    (``path[topic rows a:b]``, ``window_source``), or a part of either from ``Dataset.split``
+    (``...[first 70%]``, ``...[last 30%]``).
+
+    Parameters
+    ----------
+    source : str
+        ``Dataset.source``.
+    default_joints : list of str, optional
+        As for ``load_dataset``.
+    recover : bool, optional
+        As for ``load_dataset``.
+
+    Returns
+    -------
+    Dataset
+        The same samples as the dataset of that name.
+
+    Raises
+    ------
+    InputError
+        As ``load_dataset``.
+    """
+    split = SPLIT_TAG.fullmatch(source)
+    if split:
+        whole = load_source(split['source'], default_joints, recover=recover)
+        share = float(split['percent']) / 100
+        return whole.split(share)[0] if split['part'] == 'first' else whole.split(1 - share)[1]
+    window = WINDOW_TAG.fullmatch(source)
+    if window is None:
+        return load_dataset(source, default_joints, recover=recover)
+    path = Path(window['source'])
+    spec = {'file': path.name, 'topic': window['topic'],
+            'rows': (int(window['start']), int(window['stop']))}
+    return _build(DatasetDescription(**spec), source, path.parent, default_joints,
+                  recover=recover)[0]
 
 
 def _build(spec: DatasetDescription, source: str, base: Path, default_joints,

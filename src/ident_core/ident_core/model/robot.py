@@ -140,8 +140,7 @@ class RobotModel:
         list of str
             (n,) ``'N'`` for a prismatic joint, ``'N·m'`` for a revolute one; joint order.
         """
-        return ['N' if 'Prismatic' in joint.shortname() or joint.shortname().startswith(
-            'JointModelP') else 'N·m' for joint in list(self.model.joints)[1:]]
+        return ['N' if p else 'N·m' for p in self.prismatic]
 
     def joint_index(self, joint: str, source: str = '') -> int:
         """Index of a moving joint.

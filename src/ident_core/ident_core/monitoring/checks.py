@@ -282,7 +282,7 @@ def estimator_status(*, joint_names: list[str], prismatic, method: str, identifi
         level = Level.ERROR if not samples else Level.WARN
         checks.append((level, f'{refused} of {samples + refused} joint_states refused in '
                               f'{period:g} s (NaN, unknown joints or out of order)'))
-    if p95 > latency_warning:
+    if samples and p95 > latency_warning:        # no stale latency once the stream stops
         checks.append((Level.WARN, f'latency {1e3 * p95:.3g} ms (95th percentile) > '
                                    f'{1e3 * latency_warning:g} ms'))
     if kalman and np.nanmax(nis) > nis_warning:

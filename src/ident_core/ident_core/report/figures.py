@@ -1,24 +1,26 @@
-"""What every report figure shares: the Agg backend, sizes, colours, PNG data URIs."""
+"""What every report figure shares: sizes, colors, PNG data URIs.
+
+Figures are ``matplotlib.figure.Figure`` objects rendered by the Agg canvas, never through
+``pyplot``: no global figure registry (nothing to leak when a figure fails half-way), safe in a
+node's worker thread, and the importing process's backend is left alone.
+"""
 from __future__ import annotations
 
 import base64
 import io
 
-import matplotlib
-
-matplotlib.use('Agg')
-import matplotlib.pyplot as plt
+from matplotlib.figure import Figure as MplFigure
 
 #: Most points drawn per line; longer signals are thinned by striding (the figure cannot show
 #: more at its width, and drawing them costs seconds per figure).
 MAX_POINTS = 4000
 #: Dots per inch of the PNG images.
 DPI = 90
-#: Colours of the quantities, the same in every figure.
-COLOURS = {'measured': '0.7', 'identified': 'tab:blue', 'urdf': 'tab:orange',
+#: Colors of the quantities, the same in every figure.
+COLORS = {'measured': '0.7', 'identified': 'tab:blue', 'urdf': 'tab:orange',
            'true': 'black', 'filtered': 'tab:blue', 'limit': 'tab:red'}
-#: Colours of the trust classes (``parameters.trust``).
-TRUST_COLOURS = {'trusted': 'tab:green', 'uncertain': 'tab:orange', 'poor': 'tab:red'}
+#: Colors of the trust classes (``parameters.trust``).
+TRUST_COLORS = {'trusted': 'tab:green', 'uncertain': 'tab:orange', 'poor': 'tab:red'}
 
 
 def stride(length: int, max_points: int = MAX_POINTS) -> slice:
@@ -50,9 +52,9 @@ def joint_figure(rows: int, columns: int = 1, row_height: float = 1.9,
     row_height, width : float
         [inch].
     sharex : str or bool
-        As in ``matplotlib.pyplot.subplots``.
+        As in ``Figure.subplots``.
     **kwargs
-        Passed to ``matplotlib.pyplot.subplots``.
+        Passed to ``Figure.subplots``.
 
     Returns
     -------
@@ -60,8 +62,8 @@ def joint_figure(rows: int, columns: int = 1, row_height: float = 1.9,
     axes : (rows, columns) ndarray of Axes
     """
     height = 0.8 + row_height * rows
-    fig, axes = plt.subplots(rows, columns, figsize=(width, height), squeeze=False,
-                             sharex=sharex, **kwargs)
+    fig = MplFigure(figsize=(width, height))
+    axes = fig.subplots(rows, columns, squeeze=False, sharex=sharex, **kwargs)
     # fixed margins [inch] instead of a tight bounding box: the layout pass of a tight box
     # draws every axis twice, half the time of a report
     fig.subplots_adjust(left=0.9 / width, right=1 - 0.15 / width, bottom=0.55 / height,
@@ -70,7 +72,7 @@ def joint_figure(rows: int, columns: int = 1, row_height: float = 1.9,
 
 
 def png_data_uri(fig, tight: bool = True) -> str:
-    """Render a figure to a PNG ``data:`` URI and close it.
+    """Render a figure to a PNG ``data:`` URI.
 
     Parameters
     ----------
@@ -85,24 +87,25 @@ def png_data_uri(fig, tight: bool = True) -> str:
     """
     buffer = io.BytesIO()
     fig.savefig(buffer, format='png', dpi=DPI, bbox_inches='tight' if tight else None)
-    plt.close(fig)
     return 'data:image/png;base64,' + base64.b64encode(buffer.getvalue()).decode('ascii')
 
 
 def new_figure(width: float, height: float, **kwargs):
-    """A figure with one set of axes (or a 3-D one: ``subplot_kw={'projection': '3d'}``).
+    """A figure with one set of axes, a grid (``nrows=``, ``ncols=``) or a 3-D one
+    (``subplot_kw={'projection': '3d'}``).
 
     Parameters
     ----------
     width, height : float
         [inch].
     **kwargs
-        Passed to ``matplotlib.pyplot.subplots``.
+        Passed to ``Figure.subplots``.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
-    ax : Axes
+    ax : Axes or ndarray of Axes
     """
-    return plt.subplots(figsize=(width, height), **kwargs)
+    fig = MplFigure(figsize=(width, height))
+    return fig, fig.subplots(**kwargs)
 

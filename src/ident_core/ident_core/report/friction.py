@@ -42,7 +42,7 @@ def friction_figure(content: FrictionFile, samples: dict[str, FrictionSamples]) 
         if s is not None and s.count:
             u, tau = s.u[s.used], s.tau[s.used]
             k = figures.stride(len(u))
-            ax.plot(u[k], tau[k], '.', ms=2, color=figures.COLOURS['measured'],
+            ax.plot(u[k], tau[k], '.', ms=2, color=figures.COLORS['measured'],
                     label='samples')
             peak = max(peak, float(np.abs(u).max()))
         grid = np.linspace(-peak, peak, 801)

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import datetime
-import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data.datasets import BAG_SUFFIXES, Dataset, load_bag, load_dataset
-from ..data.readers import EXCITATION_TOPIC, excitation_window
+from ..data.datasets import SPLIT_TAG, WINDOW_TAG, load_source
 from ..errors import DataWarning, InputError
 from ..estimation.identification import IdentifiedModel
 from ..estimation.results import ValidationEntry, read_result, read_result_file
@@ -24,8 +22,6 @@ from .html import Section, Table, render_page
 
 #: The report's file in its folder.
 PAGE = 'index.html'
-#: Source of a part of a recording (``Dataset.split``): ``path[first 70%]``.
-SPLIT_TAG = re.compile(r'(.*)\[(first|last) (\d+)%\]')
 
 
 @dataclass
@@ -176,20 +172,22 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
     section = Section('torques', 'Measured and predicted torques')
     excitation = Section('excitation', 'Excitation trajectory')
     comparisons = []
-    roles = [('identification', s) for s in st.get('data', [])]
-    roles += [('validation', v.data) for v in validation]
+    data, decimation = st.get('data', []), st.get('decimation', [])
+    roles = [('identification', source, decimation[i] if i < len(decimation) else 1)
+             for i, source in enumerate(data)]
+    roles += [('validation', v.data, 1) for v in validation]
     expect(progress, len(roles))
-    for role, source in roles:
+    for role, source, factor in roles:
         describe(progress, f'{role} recording {Path(source).name}')
-        c = _compare(model, role, source, folder, recover, section.warnings)
+        c = _compare(model, role, source, factor, folder, recover, section.warnings)
         advance(progress)
         if c is None:
             continue
         comparisons.append(c)
-        section.figures += [torques.torque_figure(c, joints), torques.residual_figure(c, joints)]
+        section.figures += [torques.torque_figure(c, model.robot),
+                            torques.residual_figure(c, model.robot)]
         if role == 'identification':
-            excitation.figures.append(torques.trajectory_figure(
-                c, model.robot.lower, model.robot.upper, model.robot.velocity_limit, joints))
+            excitation.figures.append(torques.trajectory_figure(c, model.robot))
     if comparisons:
         section.tables.append(torques.error_table(comparisons, joints))
     section.paragraphs.append('Grey: measured torque; blue: the identified model; orange '
@@ -298,60 +296,25 @@ def _validation_table(validation: list[ValidationEntry]) -> Table:
                  caption='validation metrics recorded in RESULT.yaml')
 
 
-def _compare(model, role, source, folder, recover, notes):
-    split = SPLIT_TAG.fullmatch(source)
-    path = _locate(split[1] if split else source, folder)
-    if path is None:
-        notes.append(f'{role} recording {source} not found: not shown')
-        warnings.warn(f'report: {role} recording {source} not found', DataWarning,
-                      stacklevel=3)
-        return None
+def _compare(model, role, source, factor, folder, recover, notes):
     try:
-        dataset = load_recording(path, model.robot.joint_names, recover)
-        if split:                   # identify --split: the part of the recording it used
-            share = int(split[3]) / 100
-            dataset = dataset.split(share)[0] if split[2] == 'first' \
-                else dataset.split(1 - share)[1]
-        return torques.compare_torques(model, dataset, role)
+        dataset = load_source(_located(source, folder), model.robot.joint_names,
+                              recover=recover)
+        return torques.compare_torques(model, dataset, role, factor)
     except InputError as exc:
-        notes.append(f'{role} recording {source} not shown: {exc}')
+        notes.append(f'{role} recording not shown: {exc}')
         warnings.warn(f'report: {role} recording not shown: {exc}', DataWarning, stacklevel=3)
         return None
 
 
-def load_recording(path: Path, joints: list[str], recover: bool = False) -> Dataset:
-    """A recording as the identification node reads it: a rosbag2 holding an excitation
-    description is cut to its periodic excitation (``readers.excitation_window``).
-
-    Parameters
-    ----------
-    path : Path
-        Dataset description, ``.npz`` or rosbag2.
-    joints : list of str
-        Default joint order (``load_dataset``).
-    recover : bool
-        Read an unfinished rosbag2 up to its damage.
-
-    Returns
-    -------
-    Dataset
-
-    Raises
-    ------
-    InputError
-        For any problem with the recording.
-    """
-    if path.is_dir() or path.suffix in BAG_SUFFIXES:
-        window = excitation_window(path, EXCITATION_TOPIC, recover=recover)
-        return load_bag(path, window=window, recover=recover)[0]
-    return load_dataset(path, joints, recover=recover)
-
-
-def _locate(source: str, folder: Path) -> Path | None:
-    for candidate in (Path(source), folder / source):
-        if candidate.exists():
-            return candidate
-    return None
+def _located(source: str, folder: Path) -> str:
+    """A source name whose path is looked for as given, else relative to ``folder``."""
+    tag = WINDOW_TAG.fullmatch(source) or SPLIT_TAG.fullmatch(source)
+    if tag:
+        path = tag['source']
+        return _located(path, folder) + source[len(path):]
+    return source if Path(source).exists() or not (folder / source).exists() \
+        else str(folder / source)
 
 
 def _friction_samples(content: FrictionFile, inputs: ReportInputs) -> dict:
@@ -362,7 +325,7 @@ def _friction_samples(content: FrictionFile, inputs: ReportInputs) -> dict:
     else:
         model = read_result(source, inputs.urdf, inputs.ignore_urdf_change)
         robot, rigid = model.robot, RigidBodyModel.from_identified(model, source)
-    data = [load_dataset(p, robot.joint_names, recover=inputs.recover) for p in content.data]
+    data = [load_source(p, robot.joint_names, recover=inputs.recover) for p in content.data]
     return collect_samples(robot, data, rigid, content.config)
 
 

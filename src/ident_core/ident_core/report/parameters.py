@@ -52,12 +52,12 @@ def base_parameter_figure(model: IdentifiedModel) -> Figure:
     """
     nb = model.base.count
     classes = trust(model.rel_std_percent)
-    colours = [figures.TRUST_COLOURS[c] for c in classes]
+    colors = [figures.TRUST_COLORS[c] for c in classes]
     fig, (left, right) = figures.new_figure(11, 0.8 + 0.16 * nb, ncols=2, sharey=True,
                                             gridspec_kw={'width_ratios': [3, 2]})
     y = np.arange(nb)
     left.errorbar(model.values, y, xerr=2 * model.std, fmt='none', ecolor='0.4', lw=1)
-    left.scatter(model.values, y, c=colours, s=14, zorder=3)
+    left.scatter(model.values, y, c=colors, s=14, zorder=3)
     nonzero = np.abs(model.values[model.values != 0])
     left.set_xscale('symlog', linthresh=float(np.percentile(nonzero, 10)) if nonzero.size
                     else 1e-3)
@@ -66,7 +66,7 @@ def base_parameter_figure(model: IdentifiedModel) -> Figure:
     left.invert_yaxis()
     left.set_xlabel('value ± 2σ (symlog)')
     rel = np.where(np.isfinite(model.rel_std_percent), model.rel_std_percent, 1e4)
-    right.barh(y, np.clip(rel, 1e-3, 1e4), color=colours)
+    right.barh(y, np.clip(rel, 1e-3, 1e4), color=colors)
     right.set_xscale('log')
     for limit in (TRUSTED_STD_PERCENT, POOR_STD_PERCENT):
         right.axvline(limit, color='0.3', ls=':', lw=1)

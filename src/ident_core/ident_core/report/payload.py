@@ -50,8 +50,8 @@ def com_figure(content: PayloadFile) -> Figure:
     fig, ax = figures.new_figure(6.5, 6, subplot_kw={'projection': '3d'})
     coms = np.array([m.com for m in content.methods.values()] + [content.com])
     size = max(0.05, 1.3 * float(np.abs(coms).max()))
-    for axis, colour in zip(np.eye(3), ('tab:red', 'tab:green', 'tab:blue')):
-        ax.quiver(0, 0, 0, *(0.6 * size * axis), color=colour, lw=2)
+    for axis, color in zip(np.eye(3), ('tab:red', 'tab:green', 'tab:blue')):
+        ax.quiver(0, 0, 0, *(0.6 * size * axis), color=color, lw=2)
     for name, m in content.methods.items():
         selected = name == content.selected
         c, s = np.asarray(m.com), 2 * np.asarray(m.std.com)

@@ -2,6 +2,7 @@
 and against the true torque when the file has it (a simulated robot)."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ class TorqueLog:
     ----------
     source : str
         The file.
-    joints : list of str
+    joint_names : list of str
         (n,) joint names.
     t : (M,) ndarray
         [s].
@@ -34,7 +35,7 @@ class TorqueLog:
     """
 
     source: str
-    joints: list[str]
+    joint_names: list[str]
     t: np.ndarray
     measured: np.ndarray
     filtered: np.ndarray
@@ -69,9 +70,13 @@ def read_torques(path: str | Path) -> TorqueLog:
         raise InputError(f'{path}: expected a header t,measured_<joint>...,filtered_<joint>... '
                          f'(TORQUES.csv of robot-ident estimate-torque), got {",".join(header)}')
     try:
-        data = np.loadtxt(path, delimiter=',', skiprows=1, ndmin=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', UserWarning)        # numpy's "no data" warning
+            data = np.loadtxt(path, delimiter=',', skiprows=1, ndmin=2)
     except ValueError as exc:
         raise InputError(f'{path}: {exc}') from None
+    if not len(data):
+        raise InputError(f'{path}: no rows after the header')
     if data.shape[1] != len(header):
         raise InputError(f'{path}: {data.shape[1]} values per row for {len(header)} columns')
     bad = ~np.isfinite(data).all(axis=1)
@@ -101,17 +106,17 @@ def torque_estimate_figure(log: TorqueLog) -> Figure:
     -------
     Figure
     """
-    fig, axes = figures.joint_figure(len(log.joints))
+    fig, axes = figures.joint_figure(len(log.joint_names))
     k = figures.stride(len(log.t))
     for j, ax in enumerate(axes[:, 0]):
-        ax.plot(log.t[k], log.measured[k, j], color=figures.COLOURS['measured'], lw=0.8,
+        ax.plot(log.t[k], log.measured[k, j], color=figures.COLORS['measured'], lw=0.8,
                 label='measured (raw)')
-        ax.plot(log.t[k], log.filtered[k, j], color=figures.COLOURS['filtered'], lw=1.0,
+        ax.plot(log.t[k], log.filtered[k, j], color=figures.COLORS['filtered'], lw=1.0,
                 label='filtered')
         if log.true is not None:
-            ax.plot(log.t[k], log.true[k, j], color=figures.COLOURS['true'], lw=0.9, ls='--',
+            ax.plot(log.t[k], log.true[k, j], color=figures.COLORS['true'], lw=0.9, ls='--',
                     label='true')
-        ax.set_ylabel(f'{log.joints[j]}\n[N·m]')
+        ax.set_ylabel(f'{log.joint_names[j]}\n[N·m]')
     axes[0, 0].legend(loc='upper right', fontsize=8, ncol=3)
     axes[-1, 0].set_xlabel('time [s]')
     return Figure(figures.png_data_uri(fig, tight=False), f'torque estimates of {log.source}')
@@ -138,5 +143,5 @@ def torque_estimate_table(log: TorqueLog) -> Table:
     if log.true is not None:
         header += ['RMS(raw − true)', 'RMS(filtered − true)']
         columns += [rms(log.measured - log.true), rms(log.filtered - log.true)]
-    rows = [[j, *[c[i] for c in columns]] for i, j in enumerate(log.joints)]
+    rows = [[j, *[c[i] for c in columns]] for i, j in enumerate(log.joint_names)]
     return Table(header, rows, caption='torque estimator [N·m or N]')

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import signal
 
 from ..data.datasets import Dataset
+from ..estimation import metrics
 from ..estimation.identification import (
     IdentifiedModel,
     Processed,
@@ -16,6 +17,7 @@ from ..estimation.identification import (
     prior_standard_parameters,
     regression_data,
 )
+from ..model.robot import RobotModel
 from . import figures
 from .html import Figure, Table
 
@@ -59,7 +61,7 @@ class TorqueComparison:
         return self.measured - self.identified
 
     def relative_error_percent(self, predicted: np.ndarray) -> float:
-        """‖predicted − measured‖_F / ‖measured‖_F.
+        """``metrics.relative_error_percent`` of a prediction of these torques.
 
         Parameters
         ----------
@@ -70,17 +72,18 @@ class TorqueComparison:
         float
             [%].
         """
-        return float(100 * np.linalg.norm(predicted - self.measured)
-                     / max(np.linalg.norm(self.measured), 1e-300))
+        return metrics.relative_error_percent(predicted, self.measured)
 
 
-def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str) -> TorqueComparison:
+def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str,
+                    factor: int = 1) -> TorqueComparison:
     """Predict a recording's torques with the identified and with the URDF model.
 
-    The recording is preprocessed as for identification (``preprocess``), decimated to at most
-    ``MAX_SAMPLES`` samples, and both models are evaluated on the same base regressor; the
-    URDF model is the a-priori standard parameters projected on the base parameters
-    (``prior_standard_parameters``: no friction, no rotor inertia).
+    The recording is preprocessed as for identification (``preprocess``) and decimated by
+    ``factor`` (the identification's own factor reproduces its fit error; validation uses 1)
+    or more, to at most ``MAX_SAMPLES`` samples; both models are evaluated on the same base
+    regressor. The URDF model is the a-priori standard parameters projected on the base
+    parameters (``prior_standard_parameters``: no friction, no rotor inertia).
 
     Parameters
     ----------
@@ -90,6 +93,8 @@ def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str) -> Torq
         The recording.
     role : str
         ``identification`` or ``validation``.
+    factor : int
+        Decimation factor (the parallel decimation of ``regression_data``).
 
     Returns
     -------
@@ -101,7 +106,7 @@ def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str) -> Torq
         For bad data (``preprocess``).
     """
     p = preprocess(dataset, model.robot, model.config)
-    factor = max(1, math.ceil(len(p.t) / MAX_SAMPLES))
+    factor = max(factor, math.ceil(len(p.t) / MAX_SAMPLES))
     regressor = model.regressor
     w, tau = regression_data(regressor, model.base, p, factor)
     prior = model.base.project(prior_standard_parameters(regressor))
@@ -110,31 +115,33 @@ def compare_torques(model: IdentifiedModel, dataset: Dataset, role: str) -> Torq
                             w @ prior)
 
 
-def torque_figure(c: TorqueComparison, joints: list[str]) -> Figure:
+def torque_figure(c: TorqueComparison, robot: RobotModel) -> Figure:
     """Measured, identified-model and URDF-model torque against time, a row per joint.
 
     Parameters
     ----------
     c : TorqueComparison
-    joints : list of str
-        (n,) joint names.
+    robot : RobotModel
+        Joint names and units.
 
     Returns
     -------
     Figure
     """
+    joints, units = robot.joint_names, robot.effort_units()
     fig, axes = figures.joint_figure(len(joints))
     k = figures.stride(len(c.t))
+    rms = metrics.rmse(c.identified, c.measured)
     for j, ax in enumerate(axes[:, 0]):
-        ax.plot(c.t[k], c.measured[k, j], color=figures.COLOURS['measured'], lw=2.6,
+        ax.plot(c.t[k], c.measured[k, j], color=figures.COLORS['measured'], lw=2.6,
                 label='measured')
-        ax.plot(c.t[k], c.identified[k, j], color=figures.COLOURS['identified'], lw=0.9,
+        ax.plot(c.t[k], c.identified[k, j], color=figures.COLORS['identified'], lw=0.9,
                 label='identified model')
-        ax.plot(c.t[k], c.urdf[k, j], color=figures.COLOURS['urdf'], lw=0.9, ls='--',
+        ax.plot(c.t[k], c.urdf[k, j], color=figures.COLORS['urdf'], lw=0.9, ls='--',
                 label='URDF model')
-        rms = np.sqrt(np.mean(c.residual[:, j] ** 2))
-        ax.set_ylabel(f'{joints[j]}\n[N·m]')
-        ax.set_title(f'{joints[j]}: RMS residual {rms:.3g} N·m', fontsize=9, loc='left')
+        ax.set_ylabel(f'{joints[j]}\n[{units[j]}]')
+        ax.set_title(f'{joints[j]}: RMS residual {rms[j]:.3g} {units[j]}', fontsize=9,
+                     loc='left')
     axes[0, 0].legend(loc='upper right', fontsize=8, ncol=3)
     axes[-1, 0].set_xlabel('time [s]')
     return Figure(figures.png_data_uri(fig, tight=False),
@@ -143,7 +150,7 @@ def torque_figure(c: TorqueComparison, joints: list[str]) -> Figure:
                   f'model ({c.relative_error_percent(c.urdf):.1f} %)')
 
 
-def residual_figure(c: TorqueComparison, joints: list[str]) -> Figure:
+def residual_figure(c: TorqueComparison, robot: RobotModel) -> Figure:
     """Histogram and amplitude spectrum of the identified model's residual, a row per joint.
 
     The spectrum is drawn up to twice the preprocessing cut-off (the torques are low-pass
@@ -154,27 +161,28 @@ def residual_figure(c: TorqueComparison, joints: list[str]) -> Figure:
     Parameters
     ----------
     c : TorqueComparison
-    joints : list of str
-        (n,) joint names.
+    robot : RobotModel
+        Joint names and units.
 
     Returns
     -------
     Figure
     """
+    joints, units = robot.joint_names, robot.effort_units()
     fig, axes = figures.joint_figure(len(joints), 2, row_height=1.6, sharex=False)
     r = c.residual
     for j in range(len(joints)):
         h, s = axes[j, 0], axes[j, 1]
-        h.hist(r[:, j], bins=60, color=figures.COLOURS['identified'], alpha=0.8)
+        h.hist(r[:, j], bins=60, color=figures.COLORS['identified'], alpha=0.8)
         h.set_ylabel(f'{joints[j]}\ncount')
         f, pxx = signal.welch(r[:, j], fs=c.fs, nperseg=min(len(r), 1024))
         shown = f <= min(f[-1], 2 * c.processed.cutoff_hz)
         amplitude = np.sqrt(pxx[shown])
-        s.semilogy(f[shown], amplitude, color=figures.COLOURS['identified'], lw=0.9)
+        s.semilogy(f[shown], amplitude, color=figures.COLORS['identified'], lw=0.9)
         if np.any(amplitude > 0):
             s.set_ylim(0.5 * amplitude[amplitude > 0].min(), 2 * amplitude.max())
-        s.set_ylabel('N·m/√Hz')
-    axes[-1, 0].set_xlabel('residual [N·m]')
+        s.set_ylabel(f'{units[j]}/√Hz')
+        h.set_xlabel(f'residual [{units[j]}]', fontsize=8)
     axes[-1, 1].set_xlabel('frequency [Hz]')
     return Figure(figures.png_data_uri(fig, tight=False),
                   f'{c.role} recording {c.source}: residual (measured − identified) histogram '
@@ -197,44 +205,42 @@ def error_table(comparisons: list[TorqueComparison], joints: list[str]) -> Table
     rows = []
     for c in comparisons:
         for label, predicted in (('identified', c.identified), ('URDF', c.urdf)):
-            rms = np.sqrt(np.mean((predicted - c.measured) ** 2, axis=0))
             rows.append([c.role, _name(c.source), label, c.relative_error_percent(predicted),
-                         *rms])
+                         *metrics.rmse(predicted, c.measured)])
     return Table(['set', 'recording', 'model', 'rel. error %', *[f'{j} RMS' for j in joints]],
                  rows, caption='RMS torque error per joint [N·m or N]')
 
 
-def trajectory_figure(c: TorqueComparison, lower: np.ndarray, upper: np.ndarray,
-                      velocity_limit: np.ndarray, joints: list[str]) -> Figure:
+def trajectory_figure(c: TorqueComparison, robot: RobotModel) -> Figure:
     """The excitation as executed: position, velocity and acceleration per joint against the
-    URDF's position and velocity limits.
+    URDF's position and velocity limits (non-finite or zero ones are not drawn).
 
     Parameters
     ----------
     c : TorqueComparison
         An identification recording.
-    lower, upper, velocity_limit : (n,) ndarray
-        URDF limits [rad, rad/s or m, m/s]; non-finite or zero ones are not drawn.
-    joints : list of str
-        (n,) joint names.
+    robot : RobotModel
+        Joint names, units and limits.
 
     Returns
     -------
     Figure
     """
-    p = c.processed
+    p, joints = c.processed, robot.joint_names
     t, signals = p.trimmed(p.t), [p.trimmed(x) for x in (p.q, p.qd, p.qdd)]
     fig, axes = figures.joint_figure(len(joints), 3, row_height=1.5)
     k = figures.stride(len(t))
     for j in range(len(joints)):
-        for col, (x, unit) in enumerate(zip(signals, ('rad', 'rad/s', 'rad/s²'))):
-            axes[j, col].plot(t[k], x[k, j], color=figures.COLOURS['identified'], lw=0.9)
-            axes[j, col].set_ylabel(f'{joints[j]} [{unit}]', fontsize=8)
-        limits = ((0, (lower[j], upper[j])), (1, (-velocity_limit[j], velocity_limit[j])))
+        length = 'm' if robot.prismatic[j] else 'rad'
+        for col, (x, unit) in enumerate(zip(signals, ('', '/s', '/s²'))):
+            axes[j, col].plot(t[k], x[k, j], color=figures.COLORS['identified'], lw=0.9)
+            axes[j, col].set_ylabel(f'{joints[j]} [{length}{unit}]', fontsize=8)
+        limits = ((0, (robot.lower[j], robot.upper[j])),
+                  (1, (-robot.velocity_limit[j], robot.velocity_limit[j])))
         for col, pair in limits:
             for v in pair:
                 if np.isfinite(v) and v != 0:
-                    axes[j, col].axhline(v, color=figures.COLOURS['limit'], ls=':', lw=1)
+                    axes[j, col].axhline(v, color=figures.COLORS['limit'], ls=':', lw=1)
     for col, title in enumerate(('position', 'velocity', 'acceleration')):
         axes[0, col].set_title(title, fontsize=10)
         axes[-1, col].set_xlabel('time [s]')

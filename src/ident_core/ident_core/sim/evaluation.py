@@ -196,9 +196,10 @@ def noise_free_dataset(dataset: Dataset, stamps: np.ndarray, truth: GroundTruth)
     return replace(dataset, source=f'{dataset.source} (noise-free torque)', effort=torque)
 
 
-def true_torques(dataset: Dataset, stamps: np.ndarray, directory: str | Path,
+def true_torques(dataset: Dataset, stamps: np.ndarray, truth: GroundTruth,
                  robot: RobotModel) -> np.ndarray:
-    """The simulator's noise-free joint torques at every sample of a recording of its run.
+    """The simulator's noise-free (true) joint torques at every sample of a recording of its
+    run.
 
     Parameters
     ----------
@@ -206,8 +207,8 @@ def true_torques(dataset: Dataset, stamps: np.ndarray, directory: str | Path,
         A recording of the simulated robot.
     stamps : (N,) ndarray
         Absolute header stamps of its samples [s].
-    directory : str or Path
-        The simulator's ground-truth folder (``load_ground_truth``).
+    truth : GroundTruth
+        The simulator's truth (``load_ground_truth``).
     robot : RobotModel
         The model whose joint order the columns follow.
 
@@ -219,9 +220,8 @@ def true_torques(dataset: Dataset, stamps: np.ndarray, directory: str | Path,
     Raises
     ------
     InputError
-        As ``load_ground_truth`` and ``noise_free_dataset``.
+        As ``noise_free_dataset``.
     """
-    truth = load_ground_truth(directory)
     return noise_free_dataset(dataset, stamps, truth).aligned(robot).effort
 
 

@@ -24,6 +24,7 @@ from ..model.robot import RobotModel
 from ..model.transmission import Transmission
 from ..schema import parse, per_joint
 from . import readers
+from .sources import SPLIT_TAG, WINDOW_TAG, window_source
 from .coverage import MIN_COVERAGE, check_coverage, window_coverage
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
 from .signal_processing import fixed_rate_clock
@@ -34,10 +35,6 @@ ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
 BAG_SUFFIXES = ('.mcap', '.db3')
 #: Rows checked at a time for invalid values (bounds the temporaries on long logs).
 CHECK_ROWS = 1 << 16
-#: Source name of a part of a dataset (``Dataset.split``).
-SPLIT_TAG = re.compile(r'(?P<source>.*)\[(?P<part>first|last) (?P<percent>[0-9.]+)%\]')
-#: Source name of the window of a rosbag2 topic (``window_source``).
-WINDOW_TAG = re.compile(r'(?P<source>.*)\[(?P<topic>\S+) rows (?P<start>\d+):(?P<stop>\d+)\]')
 
 
 @dataclass
@@ -270,26 +267,6 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     source = str(path) if window is None else window_source(path, topic, *spec['rows'])
     dataset, kept = _build(DatasetDescription(**spec), source, path.parent, None, log)
     return dataset, log.stamp[kept]
-
-
-def window_source(path: str | Path, topic: str, start: int, stop: int) -> str:
-    """The source name of the messages ``[start, stop)`` of a rosbag2 topic (``load_bag``
-    with a window): ``path[topic rows start:stop]``, read back by ``load_source``.
-
-    Parameters
-    ----------
-    path : str or Path
-        The rosbag2.
-    topic : str
-        The JointState topic.
-    start, stop : int
-        Message indices on that topic.
-
-    Returns
-    -------
-    str
-    """
-    return f'{path}[{topic} rows {start}:{stop}]'
 
 
 def load_source(source: str, default_joints: list[str] | None = None, *,

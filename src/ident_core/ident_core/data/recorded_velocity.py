@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .sources import short_source
+
 AGREEMENT = 0.02
 STILL = 1e-3
 
@@ -96,7 +98,7 @@ class VelocityCheck:
                    f'{100 * self.phase_error:.2g} % at the {self.cutoff_hz:g} Hz cut-off')
         if forced:
             why = f'as configured; {why}'
-        return f'{Path(source).name}: recorded velocity {"used" if used else "ignored"} ({why})'
+        return f'{short_source(source)}: recorded velocity {"used" if used else "ignored"} ({why})'
 
 
 def check_velocity(recorded: np.ndarray, derived: np.ndarray, acceleration: np.ndarray,

@@ -73,6 +73,8 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+
+from .sources import short_source
 from scipy.interpolate import make_interp_spline
 from scipy.optimize import minimize_scalar
 
@@ -253,7 +255,7 @@ class TimeBase:
         if self.described:
             head += f' (time.clock: {self.described})'
         events = self._events()
-        return f'{Path(self.source).name}: {head}' + (': ' + ', '.join(events) if events else '')
+        return f'{short_source(self.source)}: {head}' + (': ' + ', '.join(events) if events else '')
 
     def _events(self) -> list[str]:
         events = []

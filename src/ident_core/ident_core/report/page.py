@@ -6,7 +6,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data.datasets import SPLIT_TAG, WINDOW_TAG, load_source
+from ..data.datasets import load_source
+from ..data.sources import SPLIT_TAG, WINDOW_TAG, short_source
 from ..errors import DataWarning, InputError
 from ..estimation.identification import IdentifiedModel
 from ..estimation.results import ValidationEntry, read_result, read_result_file
@@ -178,7 +179,7 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
     roles += [('validation', v.data, 1) for v in validation]
     expect(progress, len(roles))
     for role, source, factor in roles:
-        describe(progress, f'{role} recording {Path(source).name}')
+        describe(progress, f'{role} recording {short_source(source)}')
         c = _compare(model, role, source, factor, folder, recover, section.warnings)
         advance(progress)
         if c is None:

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import signal
 
 from ..data.datasets import Dataset
+from ..data.sources import short_source
 from ..estimation import metrics
 from ..estimation.identification import (
     IdentifiedModel,
@@ -205,7 +206,7 @@ def error_table(comparisons: list[TorqueComparison], joints: list[str]) -> Table
     rows = []
     for c in comparisons:
         for label, predicted in (('identified', c.identified), ('URDF', c.urdf)):
-            rows.append([c.role, _name(c.source), label, c.relative_error_percent(predicted),
+            rows.append([c.role, short_source(c.source), label, c.relative_error_percent(predicted),
                          *metrics.rmse(predicted, c.measured)])
     return Table(['set', 'recording', 'model', 'rel. error %', *[f'{j} RMS' for j in joints]],
                  rows, caption='RMS torque error per joint [N·m or N]')
@@ -249,6 +250,3 @@ def trajectory_figure(c: TorqueComparison, robot: RobotModel) -> Figure:
                   'dotted: '
                   'URDF position and velocity limits')
 
-
-def _name(source: str) -> str:
-    return source.rstrip('/').rsplit('/', 1)[-1]

@@ -24,10 +24,10 @@ from ..model.robot import RobotModel
 from ..model.transmission import Transmission
 from ..schema import parse, per_joint
 from . import readers
-from .sources import SPLIT_TAG, WINDOW_TAG, window_source
 from .coverage import MIN_COVERAGE, check_coverage, window_coverage
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
 from .signal_processing import fixed_rate_clock
+from .sources import SPLIT_TAG, WINDOW_TAG, window_source
 
 SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).

@@ -69,16 +69,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
-
-from .sources import short_source
 from scipy.interpolate import make_interp_spline
 from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
+from .sources import short_source
 
 #: Controller rates [Hz] an estimated period snaps to.
 COMMON_RATES = (10000, 8000, 5000, 4000, 2500, 2000, 1000, 800, 500, 400, 250, 200, 125, 100,

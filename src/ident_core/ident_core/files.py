@@ -139,14 +139,7 @@ def check_output(path: str | Path, option: str) -> Path:
     path = Path(path)
     if path.is_dir():
         raise InputError(f'{option} {path}: is a folder, not a file')
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise InputError(f'{option} {path}: {folder} is a file, not a folder')
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f'{option} {path}: folder {folder} is not writable')
-    return path
+    return _check_writable(path, path.parent, option)
 
 
 def check_output_dir(path: str | Path, option: str) -> Path:
@@ -170,7 +163,11 @@ def check_output_dir(path: str | Path, option: str) -> Path:
         If it, or a part of it, is a file, or the nearest existing folder is not writable.
     """
     path = Path(path)
-    folder = path
+    return _check_writable(path, path, option)
+
+
+def _check_writable(path: Path, folder: Path, option: str) -> Path:
+    """``path``, once the nearest existing folder of ``folder`` is a writable folder."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():

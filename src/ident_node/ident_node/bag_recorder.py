@@ -45,6 +45,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 from ident_core.data.bag_repair import RECORDING_FILE, RECORDING_FORMAT, lock_for_writing
+from ident_core.data.readers import EXCITATION_TOPIC
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
 from ident_core.schema import Schema
@@ -235,7 +236,7 @@ class RecordingConfig(Schema):
     """
 
     joint_states_topic: str = Field('/joint_states', description='JointState topic recorded')
-    excitation_topic: str = Field('/excitation_node/trajectory',
+    excitation_topic: str = Field(EXCITATION_TOPIC,
                                   description='ExcitationTrajectory topic recorded')
     nominal_period: NonNegativeFloat = Field(
         0.001, description='JointState period for counting dropped samples, s (0: the median '

@@ -55,7 +55,7 @@ from visualization_msgs.msg import MarkerArray
 
 from ident_core.data.coverage import MIN_COVERAGE
 from ident_core.data.datasets import load_bag
-from ident_core.data.readers import excitation_window
+from ident_core.data.readers import EXCITATION_TOPIC, excitation_window
 from ident_core.errors import InputError
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.estimation.results import read_result, result_file, result_links, write_result
@@ -133,7 +133,7 @@ class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
 
     urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
     joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags')
-    excitation_topic: str = Field('/excitation_node/trajectory',
+    excitation_topic: str = Field(EXCITATION_TOPIC,
                                   description='ExcitationTrajectory topic in the bags')
     excitation_window_only: bool = Field(True, description='use only the periodic part of the '
                                          'excitation described in the bag')

@@ -15,7 +15,7 @@ from pydantic import Field, NonNegativeInt, PositiveFloat
 from rclpy.action import ActionClient
 from std_srvs.srv import Trigger
 
-from ident_core.data.readers import excitation_window
+from ident_core.data.readers import EXCITATION_TOPIC, excitation_window
 from ident_core.errors import IdentError
 from ident_core.estimation.results import read_result
 from ident_core.files import dump_yaml, write_atomic
@@ -71,7 +71,7 @@ class DemoParameters(DemoClientParameters):
                                   description='IdentifiedParameters topic')
     ground_truth_service: str = Field('/ident_sim/write_ground_truth',
                                       description='Trigger that writes the truth log')
-    excitation_topic: str = Field('/excitation_node/trajectory',
+    excitation_topic: str = Field(EXCITATION_TOPIC,
                                   description='ExcitationTrajectory topic in the bags')
 
 

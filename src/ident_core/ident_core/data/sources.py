@@ -33,6 +33,29 @@ def window_source(path: str | Path, topic: str, start: int, stop: int) -> str:
     return f'{path}[{topic} rows {start}:{stop}]'
 
 
+def source_path(source: str) -> tuple[str, str]:
+    """A source name split into the path of its recording and its tags.
+
+    Parameters
+    ----------
+    source : str
+        ``Dataset.source``.
+
+    Returns
+    -------
+    path : str
+        The file or bag (``source`` without its tags).
+    tags : str
+        The window and split tags that follow it, e.g. ``[/joint_states rows 1:9][first 70%]``;
+        ``''`` for a plain path.
+    """
+    tag = WINDOW_TAG.fullmatch(source) or SPLIT_TAG.fullmatch(source)
+    if tag is None:
+        return source, ''
+    path, tags = source_path(tag['source'])
+    return path, tags + source[len(tag['source']):]
+
+
 def short_source(source: str) -> str:
     """A source name without its folders, for messages: ``BAG[/joint_states rows 1:9]``,
     ``run.yaml[first 70%]``.
@@ -46,7 +69,5 @@ def short_source(source: str) -> str:
     -------
     str
     """
-    tag = WINDOW_TAG.fullmatch(source) or SPLIT_TAG.fullmatch(source)
-    if tag:
-        return short_source(tag['source']) + source[len(tag['source']):]
-    return Path(source.rstrip('/')).name or source
+    path, tags = source_path(source)
+    return (Path(path.rstrip('/')).name or path) + tags

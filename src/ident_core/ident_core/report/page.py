@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..data.datasets import load_source
-from ..data.sources import SPLIT_TAG, WINDOW_TAG, short_source
+from ..data.sources import short_source, source_path
 from ..errors import DataWarning, InputError
 from ..estimation.identification import IdentifiedModel
 from ..estimation.results import ValidationEntry, read_result, read_result_file
@@ -310,12 +310,10 @@ def _compare(model, role, source, factor, folder, recover, notes):
 
 def _located(source: str, folder: Path) -> str:
     """A source name whose path is looked for as given, else relative to ``folder``."""
-    tag = WINDOW_TAG.fullmatch(source) or SPLIT_TAG.fullmatch(source)
-    if tag:
-        path = tag['source']
-        return _located(path, folder) + source[len(path):]
-    return source if Path(source).exists() or not (folder / source).exists() \
-        else str(folder / source)
+    path, tags = source_path(source)
+    if not Path(path).exists() and (folder / path).exists():
+        path = str(folder / path)
+    return path + tags
 
 
 def _friction_samples(content: FrictionFile, inputs: ReportInputs) -> dict:

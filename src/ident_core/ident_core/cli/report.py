@@ -37,13 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Write the report, print its path; 0 (errors raise)."""
-    from ..report.page import ReportInputs, write_report
-
-    inputs = ReportInputs(args.model, args.payload, args.friction, args.torques, args.urdf,
-                          args.ignore_urdf_change, args.recover)
-    with progress_bar(args, 'report', unit='part') as bar:
-        page = write_report(args.out_dir, inputs, progress=bar)
-    print(f'report written to {page}')
+    _write(args, args.out_dir, model=args.model, payload=args.payload, friction=args.friction,
+           torques=args.torques, urdf=args.urdf, ignore_urdf_change=args.ignore_urdf_change,
+           recover=args.recover)
     return 0
 
 
@@ -59,8 +55,13 @@ def report_after(args: argparse.Namespace, **files) -> None:
         ``ReportInputs`` fields (``model=``, ``payload=``...).
     """
     if args.report:
-        from ..report.page import ReportInputs, write_report
+        _write(args, args.report, **files)
 
-        with progress_bar(args, 'report', unit='part') as bar:
-            page = write_report(args.report, ReportInputs(**files), progress=bar)
-        print(f'report written to {page}')
+
+def _write(args: argparse.Namespace, folder: str, **files) -> None:
+    """Write the report with a progress bar, print its path."""
+    from ..report.page import ReportInputs, write_report
+
+    with progress_bar(args, 'report', unit='part') as bar:
+        page = write_report(folder, ReportInputs(**files), progress=bar)
+    print(f'report written to {page}')

@@ -89,14 +89,13 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
     InputError
         If no input is given, or an input file is missing or malformed (naming it).
     """
-    if not any((inputs.model, inputs.payload, inputs.friction, inputs.torques)):
+    files = [f for f in (inputs.model, inputs.payload, inputs.friction, inputs.torques) if f]
+    if not files:
         raise InputError('report: give at least one of --model, --payload, --friction, '
                          '--torques')
-    for path in (inputs.model, inputs.payload, inputs.friction, inputs.torques):
-        if path:
-            check_readable(path, 'input')
-    files = (inputs.model, inputs.friction, inputs.payload, inputs.torques)
-    expect(progress, sum(1 for f in files if f))
+    for path in files:
+        check_readable(path, 'input')
+    expect(progress, len(files))
     sections = [_overview(inputs)]
     title = 'Identification report'
     if inputs.model:

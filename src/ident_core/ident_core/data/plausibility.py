@@ -27,7 +27,7 @@ def check_positions(dataset: Dataset, robot: RobotModel) -> None:
     dataset : Dataset
         In the robot's joint order (``Dataset.aligned``).
     robot : RobotModel
-        The robot; joints without finite limits are not checked.
+        The robot; joints without finite limits (continuous joints) are not checked.
 
     Raises
     ------

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.robot import wrapped_angle
+
 
 @dataclass(frozen=True)
 class MotionWatchdog:
@@ -23,12 +25,16 @@ class MotionWatchdog:
         Largest distance of a measured position from the commanded one [rad or m].
     topic : str
         Where the measurements come from, for the messages.
+    continuous : (n,) ndarray of bool, optional
+        Continuous joints, whose tracking error is taken the short way round (a driver may
+        report their angles wrapped); default none.
     """
 
     joint_names: list[str]
     timeout: float
     tracking_limit: np.ndarray
     topic: str = 'joint_states'
+    continuous: np.ndarray | None = None
 
     def fault(self, age: float, measured: np.ndarray | None,
               commanded: np.ndarray | None) -> str:
@@ -53,7 +59,7 @@ class MotionWatchdog:
                     'stopped, an e-stop, or the robot is gone')
         if measured is None or commanded is None:
             return ''
-        error = tracking_error(measured, commanded)
+        error = tracking_error(measured, commanded, self.continuous)
         worst = int(np.argmax(error - self.tracking_limit))
         if error[worst] > self.tracking_limit[worst]:
             return (f'{self.joint_names[worst]} is {error[worst]:.3g} from its command (limit '
@@ -62,17 +68,23 @@ class MotionWatchdog:
         return ''
 
 
-def tracking_error(measured: np.ndarray, commanded: np.ndarray) -> np.ndarray:
+def tracking_error(measured: np.ndarray, commanded: np.ndarray,
+                   continuous: np.ndarray | None = None) -> np.ndarray:
     """Distance of the measured positions from the commanded ones.
 
     Parameters
     ----------
     measured, commanded : (n,) array_like
         Positions [rad or m].
+    continuous : (n,) array_like of bool, optional
+        Continuous joints (``RobotModel.continuous``): their angles may differ by whole turns.
 
     Returns
     -------
     (n,) ndarray
-        ``|measured − commanded|`` [rad or m].
+        ``|measured − commanded|`` [rad or m]; at most π for a continuous joint.
     """
-    return np.abs(np.asarray(measured, dtype=float) - np.asarray(commanded, dtype=float))
+    error = np.abs(np.asarray(measured, dtype=float) - np.asarray(commanded, dtype=float))
+    if continuous is None:
+        return error
+    return np.where(continuous, np.abs(wrapped_angle(error)), error)

@@ -91,8 +91,9 @@ class RobotModel:
 
     @property
     def continuous(self) -> np.ndarray:
-        """(n,) bool: True for a continuous joint (a revolute joint without position limits)."""
-        return continuous_joints(self.model)
+        """(n,) bool: True for a continuous joint (a revolute joint without position limits,
+        whose configuration in Pinocchio is ``(cos θ, sin θ)``)."""
+        return _layout(self.model)[0].copy()
 
     def finite_limits(self) -> tuple[np.ndarray, np.ndarray]:
         """Position limits, ±π where the URDF gives none (or an empty range).
@@ -274,22 +275,6 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
                       effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
 
 
-def continuous_joints(model: pin.Model) -> np.ndarray:
-    """Which joints of a model are continuous.
-
-    Parameters
-    ----------
-    model : pinocchio.Model
-        A model of 1-DOF joints (``load_robot``).
-
-    Returns
-    -------
-    (n,) ndarray of bool
-        True where the joint's configuration is ``(cos θ, sin θ)``; joint order.
-    """
-    return _layout(model)[0].copy()
-
-
 def _layout(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
     """(continuous (n,) bool, first configuration index (n,) int) of a model's joints, read
     once per model (Pinocchio's index vectors are slow to read element by element)."""
@@ -313,14 +298,9 @@ def position_limits(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
     lower, upper : (n,) ndarray
         The URDF limits [rad or m]; −∞ and +∞ for a continuous joint.
     """
-    lower, upper = np.empty(model.nv), np.empty(model.nv)
-    for i in range(1, model.njoints):
-        iq, iv = model.idx_qs[i], model.idx_vs[i]
-        if model.nqs[i] == 2:
-            lower[iv], upper[iv] = -np.inf, np.inf
-        else:
-            lower[iv], upper[iv] = model.lowerPositionLimit[iq], model.upperPositionLimit[iq]
-    return lower, upper
+    continuous, iq = _layout(model)
+    return (np.where(continuous, -np.inf, np.asarray(model.lowerPositionLimit)[iq]),
+            np.where(continuous, np.inf, np.asarray(model.upperPositionLimit)[iq]))
 
 
 def configuration(model: pin.Model, q) -> np.ndarray:

@@ -536,12 +536,12 @@ class Document(Schema):
         return self.model_dump()
 
     def write(self, path: str | Path) -> Path:
-        """Write the file atomically (an existing file is replaced only by a complete one).
+        """Write ``plain()`` as YAML through ``files.write_atomic``.
 
         Parameters
         ----------
         path : str or Path
-            Destination; its folder is created if missing.
+            Destination.
 
         Returns
         -------
@@ -551,7 +551,7 @@ class Document(Schema):
         Raises
         ------
         OSError
-            If it cannot be written (``path`` is then left as it was).
+            As ``write_atomic``: ``path`` is then left as it was.
         """
         return write_atomic(path, dump_yaml(self.plain()))
 

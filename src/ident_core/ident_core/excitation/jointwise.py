@@ -67,7 +67,7 @@ class CosineSpec(Schema):
 
 class JointwiseFile(Document):
     """A joint-wise experiment file (module docstring); the ``format`` field may be left out
-    when the file is read as this type (``load_experiment`` tells the types by it).
+    when it is parsed as this type (``load_experiment`` tells the types by it).
 
     Parameters
     ----------
@@ -230,32 +230,6 @@ class JointwiseExperiment:
                              cosines=list(self.cosines), **self.extra)
 
 
-def jointwise_from_dict(data, source: str, default_name: str = 'jointwise') \
-        -> JointwiseExperiment:
-    """Build an experiment from the content of a file (``load_experiment``).
-
-    Parameters
-    ----------
-    data : dict
-        The parsed file.
-    source : str
-        Where it comes from, for error messages.
-    default_name : str
-        Name when the content has none.
-
-    Returns
-    -------
-    JointwiseExperiment
-
-    Raises
-    ------
-    InputError
-        For a missing or wrong field (naming the source and the field).
-    """
-    return JointwiseExperiment.from_file(parse(JointwiseFile, data, source), source,
-                                         default_name)
-
-
 def load_experiment(path: str | Path) -> FourierTrajectory | JointwiseExperiment:
     """Load an excitation file: a Fourier trajectory or a joint-wise experiment (by its
     ``format`` field).
@@ -277,7 +251,7 @@ def load_experiment(path: str | Path) -> FourierTrajectory | JointwiseExperiment
     path = Path(path)
     data = read_yaml(path, 'excitation file')
     if isinstance(data, dict) and data.get('format') == FORMAT:
-        return jointwise_from_dict(data, str(path), path.stem)
+        return JointwiseExperiment.from_file(parse(JointwiseFile, data, path), path, path.stem)
     return trajectory_from_dict(data, str(path), default_name=path.stem)
 
 

@@ -57,7 +57,8 @@ from ident_core.data.coverage import MIN_COVERAGE
 from ident_core.data.datasets import load_bag
 from ident_core.data.readers import EXCITATION_TOPIC, excitation_window
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.estimation.results import read_result, result_file, result_links, write_result
 from ident_core.friction.fit import OPTIMIZERS as FRICTION_OPTIMIZERS
 from ident_core.friction.identify import FrictionConfig, identify_friction

@@ -9,8 +9,9 @@ import pydantic
 
 from ..data.datasets import load_dataset
 from ..errors import InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import ESTIMATORS
-from ..estimation.identification import IdentificationConfig, identify, validate
+from ..estimation.identification import identify, validate
 from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..data.datasets import load_source
 from ..data.sources import short_source, source_path
 from ..errors import DataWarning, InputError
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..estimation.results import ValidationEntry, read_result, read_result_file
 from ..files import check_readable, write_atomic
 from ..friction.identify import collect_samples

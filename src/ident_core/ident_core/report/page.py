@@ -122,23 +122,6 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
     return write_atomic(out, render_page(title, sections))
 
 
-def report_folder(result: str | Path) -> Path:
-    """The report folder the identification node writes beside a RESULT.yaml.
-
-    Parameters
-    ----------
-    result : str or Path
-        ``DIR/NAME.yaml``.
-
-    Returns
-    -------
-    Path
-        ``DIR/NAME_report``.
-    """
-    result = Path(result)
-    return result.with_name(f'{result.stem}_report')
-
-
 def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], folder: Path,
                    recover: bool = False, progress: Progress = None) -> list[Section]:
     """The torque, parameter and excitation sections of an identified model.

@@ -23,13 +23,7 @@ from ident_core.estimation.config import IdentificationConfig
 from ident_core.workflows.friction import friction_choices
 from ident_core.workflows.identify import identify_recordings, validate_recording
 from ident_core.workflows.inputs import RecordingOptions, load_recording, read_recording
-from ident_core.workflows.outputs import (
-    friction_path,
-    payload_path,
-    report_folder,
-    result_path,
-    torques_path,
-)
+from ident_core.workflows.outputs import output_path, report_folder
 
 SOURCE = Path(__file__).resolve().parents[1]
 CONFIG = IdentificationConfig(estimator='wls')
@@ -48,12 +42,12 @@ print(outcome.result_path)
 
 def test_default_output_names_sit_beside_the_recording(tmp_path):
     bag = tmp_path / 'runs' / 'arm_1'
-    assert result_path(f'{bag}/') == Path(f'{bag}.result.yaml')
-    assert result_path(bag, '') == Path(f'{bag}.result.yaml')
-    assert result_path(bag, tmp_path / 'R.yaml') == tmp_path / 'R.yaml'
-    assert payload_path(bag) == Path(f'{bag}.payload.yaml')
-    assert friction_path(bag) == Path(f'{bag}.friction.yaml')
-    assert torques_path(bag) == Path(f'{bag}.torques.csv')
+    assert output_path('result', f'{bag}/') == Path(f'{bag}.result.yaml')
+    assert output_path('result', bag, '') == Path(f'{bag}.result.yaml')
+    assert output_path('result', bag, tmp_path / 'R.yaml') == tmp_path / 'R.yaml'
+    assert output_path('payload', bag) == Path(f'{bag}.payload.yaml')
+    assert output_path('friction', bag) == Path(f'{bag}.friction.yaml')
+    assert output_path('torques', bag) == Path(f'{bag}.torques.csv')
     assert report_folder(tmp_path / 'RESULT.yaml') == tmp_path / 'RESULT_report'
     assert report_folder(tmp_path / 'RESULT.yaml', True) == tmp_path / 'RESULT_report'
     assert report_folder(tmp_path / 'RESULT.yaml', tmp_path / 'r') == tmp_path / 'r'
@@ -103,8 +97,8 @@ def test_a_report_that_fails_leaves_the_result_standing(csv_case, urdf, tmp_path
     blocked.write_text('a file where the report folder would go')
     outcome = identify_recordings(urdf, [csv_case.yaml], CONFIG, out=tmp_path / 'R.yaml',
                                   report=blocked)
-    assert outcome.result_path.is_file() and outcome.report_page is None
-    assert isinstance(outcome.report_failure, OSError)
+    assert outcome.result_path.is_file() and outcome.report.page is None
+    assert isinstance(outcome.report.failure, OSError)
     assert outcome.files == [tmp_path / 'R.yaml']
 
 

@@ -234,11 +234,11 @@ class IdentificationNode(lifecycle.GracefulNode):
                                       out=result_path, report=self.p.write_report)
         for line in outcome.preprocessing:
             self.get_logger().info(line)
-        if outcome.report_failure is not None:
+        if outcome.report.failure is not None:
             self.get_logger().warning(f'no report of {outcome.result_path}: '
-                                      f'{outcome.report_failure}')
-        elif outcome.report_page is not None:
-            self.get_logger().info(f'report {outcome.report_page}')
+                                      f'{outcome.report.failure}')
+        elif outcome.report.page is not None:
+            self.get_logger().info(f'report {outcome.report.page}')
         return outcome.result_path.resolve(), outcome.content.model_dump()
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:

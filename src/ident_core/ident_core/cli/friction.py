@@ -70,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
             report=args.report, progress=bar)
     print_tables(outcome.identification)
     print(f'\nfriction written to {outcome.friction_path}')
-    print_report(outcome.report_page, outcome.report_failure)
+    print_report(outcome.report)
     return 0
 
 

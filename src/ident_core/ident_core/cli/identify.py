@@ -114,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
     if outcome.validations:
         print_validation([v.report() for v in outcome.validations])
     print(f'\nresult written to {outcome.result_path}')
-    print_report(outcome.report_page, outcome.report_failure)
+    print_report(outcome.report)
     return 0
 
 

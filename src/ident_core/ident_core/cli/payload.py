@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
             outcome = export_payload_urdf(args.urdf, args.from_file, args.export_urdf,
                                           report=args.report, progress=bar)
         print(_exported(outcome))
-        print_report(outcome.report_page, outcome.failure)
+        print_report(outcome.report)
         return 0
     if not args.loaded:
         raise InputError('--loaded: give the runs with the payload')
@@ -87,11 +87,11 @@ def _run(args: argparse.Namespace) -> int:
             export_urdf=args.export_urdf, report=args.report, progress=bar)
     print_payload(outcome.content)
     if args.export_urdf:
-        if outcome.urdf_path is None:
-            raise outcome.failure
+        if outcome.urdf_failure is not None:
+            raise outcome.urdf_failure
         print(_exported(outcome))
     print(f'\npayload written to {outcome.payload_path}')
-    print_report(outcome.report_page, outcome.failure)
+    print_report(outcome.report)
     return 0
 
 

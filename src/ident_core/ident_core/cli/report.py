@@ -4,9 +4,8 @@ only when a report is written)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from ..workflows.report import report_results
+from ..workflows.report import ReportAfter, report_results
 from .progress import progress_bar
 from .recordings import add_recording_arguments
 
@@ -44,27 +43,25 @@ def _run(args: argparse.Namespace) -> int:
                                  friction=args.friction, torques=args.torques, urdf=args.urdf,
                                  ignore_urdf_change=args.ignore_urdf_change,
                                  recover=args.recover, progress=bar)
-    print_report(outcome.page, None)
+    print_report(ReportAfter(outcome.page))
     return 0
 
 
-def print_report(page: Path | None, failure: Exception | None) -> None:
+def print_report(report: ReportAfter) -> None:
     """The end of ``--report DIR`` (identify, payload, friction) or of ``report``: print where
     the report was written, or raise why it could not be, once the result is shown.
 
     Parameters
     ----------
-    page : Path or None
-        The report's ``index.html``; None: no report was asked for (or it failed).
-    failure : Exception or None
-        Why the report asked for could not be written.
+    report : ReportAfter
+        The report's page, or why it failed; neither: none was asked for.
 
     Raises
     ------
     Exception
-        ``failure``, when there is one (``InputError``: one line, exit code 2).
+        ``report.failure``, when there is one (``InputError``: one line, exit code 2).
     """
-    if failure is not None:
-        raise failure
-    if page is not None:
-        print(f'report written to {page}')
+    if report.failure is not None:
+        raise report.failure
+    if report.page is not None:
+        print(f'report written to {report.page}')

@@ -4,7 +4,7 @@ FRICTION.yaml (``friction_from_recordings``; stribeck_friction_sa_ga_2020, docs/
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
@@ -17,8 +17,8 @@ from ..friction.samples import RigidBodyModel
 from ..model.robot import RobotModel
 from ..progress import Progress
 from .inputs import RecordingOptions, load_recording, robot_model
-from .outputs import friction_path
-from .report import report_after
+from .outputs import output_path
+from .report import ReportAfter, report_after
 
 #: The friction model and the optimiser of an empty request.
 DEFAULT_MODEL, DEFAULT_OPTIMIZER = 'improved-stribeck', 'lsq'
@@ -36,22 +36,19 @@ class FrictionOutcome:
         What FRICTION.yaml holds.
     friction_path : Path
         FRICTION.yaml, as written.
-    report_page : Path or None
-        The report's ``index.html``, when one was asked for and written.
-    report_failure : Exception or None
-        Why the report asked for could not be written (FRICTION.yaml stands).
+    report : ReportAfter
+        The report asked for: its page, or why it failed (FRICTION.yaml stands).
     """
 
     identification: FrictionIdentification
     content: FrictionFile
     friction_path: Path
-    report_page: Path | None = None
-    report_failure: Exception | None = None
+    report: ReportAfter = field(default_factory=ReportAfter)
 
     @property
     def files(self) -> list[Path]:
         """The files written: FRICTION.yaml, then the report's page."""
-        return [self.friction_path] + ([self.report_page] if self.report_page else [])
+        return [self.friction_path] + self.report.files
 
 
 def friction_choices(friction_model: str = '', optimizer: str = '') -> tuple[tuple, tuple]:
@@ -134,7 +131,7 @@ def friction_from_recordings(data: Sequence[str | Path], config: FrictionConfig 
         Topics and damaged bags (default: ``RecordingOptions()``).
     out : str or Path, optional
         FRICTION.yaml to write; default ``<first recording>.friction.yaml``
-        (``outputs.friction_path``).
+        (``outputs.output_path``).
     report : str, Path or bool, optional
         Also write the HTML report of FRICTION.yaml into this folder; True: ``<stem>_report``
         beside it.
@@ -170,8 +167,7 @@ def friction_from_recordings(data: Sequence[str | Path], config: FrictionConfig 
     result = identify_friction(robot, recorded, rigid, joints, models, optimizers, config,
                                checks, progress=progress)
     content = friction_file(result, config)
-    written = write_friction(friction_path(data[0], out), content)
-    page, failure = report_after(written, report, progress, friction=written,
-                                 urdf=robot_urdf, ignore_urdf_change=ignore_urdf_change,
-                                 recover=options.recover)
-    return FrictionOutcome(result, content, written, page, failure)
+    written = write_friction(output_path('friction', data[0], out), content)
+    return FrictionOutcome(result, content, written, report_after(
+        written, report, progress, friction=written, urdf=robot_urdf,
+        ignore_urdf_change=ignore_urdf_change, recover=options.recover))

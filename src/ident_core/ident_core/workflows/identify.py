@@ -19,8 +19,8 @@ from ..files import write_atomic
 from ..model.robot import RobotModel
 from ..progress import Progress
 from .inputs import RecordingOptions, load_recording, robot_model
-from .outputs import result_path
-from .report import report_after
+from .outputs import output_path
+from .report import ReportAfter, report_after
 
 
 @dataclass
@@ -37,23 +37,20 @@ class IdentifyOutcome:
         What RESULT.yaml holds.
     result_path : Path
         RESULT.yaml, as written.
-    report_page : Path or None
-        The report's ``index.html``, when one was asked for and written.
-    report_failure : Exception or None
-        Why the report asked for could not be written (RESULT.yaml stands).
+    report : ReportAfter
+        The report asked for: its page, or why it failed (RESULT.yaml stands).
     """
 
     model: IdentifiedModel
     validations: list[Validation]
     content: ResultFile
     result_path: Path
-    report_page: Path | None = None
-    report_failure: Exception | None = None
+    report: ReportAfter = field(default_factory=ReportAfter)
 
     @property
     def files(self) -> list[Path]:
         """The files written: RESULT.yaml, then the report's page."""
-        return [self.result_path] + ([self.report_page] if self.report_page else [])
+        return [self.result_path] + self.report.files
 
     @property
     def preprocessing(self) -> list[str]:
@@ -112,7 +109,7 @@ def identify_recordings(robot: RobotModel | str | Path, data: Sequence[str | Pat
         excitation).
     out : str or Path, optional
         RESULT.yaml to write; default ``<first recording>.result.yaml``
-        (``outputs.result_path``).
+        (``outputs.output_path``).
     report : str, Path or bool, optional
         Also write the HTML report of RESULT.yaml into this folder; True: ``<stem>_report``
         beside it.
@@ -149,10 +146,10 @@ def identify_recordings(robot: RobotModel | str | Path, data: Sequence[str | Pat
                                         for p in validation))
     validations = [validate(model, d, progress=progress) for d in checks]
     content = result_file(model, [v.report() for v in validations])
-    written = write_result(result_path(data[0], out), content)
-    page, failure = report_after(written, report, progress, model=written,
-                                 recover=options.recover)
-    return IdentifyOutcome(model, validations, content, written, page, failure)
+    written = write_result(output_path('result', data[0], out), content)
+    return IdentifyOutcome(model, validations, content, written,
+                           report_after(written, report, progress, model=written,
+                                        recover=options.recover))
 
 
 def validate_recording(model: IdentifiedModel | str | Path, data: str | Path, *,

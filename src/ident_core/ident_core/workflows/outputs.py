@@ -6,83 +6,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
+#: What each job appends to the name of its first recording (the first recording with the
+#: payload, for ``payload``): ``<bag>.result.yaml``, ``<bag>.payload.yaml``...
+SUFFIXES = {'result': '.result.yaml', 'payload': '.payload.yaml',
+            'friction': '.friction.yaml', 'torques': '.torques.csv'}
 
-def _beside(source: str | Path, suffix: str, out: str | Path | None) -> Path:
-    """``out``, or ``<source><suffix>`` (the source's name as a path, a trailing slash
-    dropped)."""
-    return Path(out) if out else Path(str(Path(source)) + suffix)
 
-
-def result_path(recording: str | Path, out: str | Path | None = None) -> Path:
-    """RESULT.yaml of an identification.
+def output_path(kind: str, recording: str | Path, out: str | Path | None = None) -> Path:
+    """The file a job writes.
 
     Parameters
     ----------
+    kind : {'result', 'payload', 'friction', 'torques'}
+        The job's file: RESULT.yaml, PAYLOAD.yaml, FRICTION.yaml, TORQUES.csv.
     recording : str or Path
-        The first identification recording.
+        The job's first recording (a trailing slash of a bag folder is dropped).
     out : str or Path, optional
         The path asked for; empty or None: the default.
 
     Returns
     -------
     Path
-        ``out``, or ``<recording>.result.yaml``.
+        ``out``, or ``<recording>`` + ``SUFFIXES[kind]``.
     """
-    return _beside(recording, '.result.yaml', out)
-
-
-def payload_path(loaded: str | Path, out: str | Path | None = None) -> Path:
-    """PAYLOAD.yaml of a payload identification.
-
-    Parameters
-    ----------
-    loaded : str or Path
-        The first recording with the payload.
-    out : str or Path, optional
-        The path asked for; empty or None: the default.
-
-    Returns
-    -------
-    Path
-        ``out``, or ``<loaded>.payload.yaml``.
-    """
-    return _beside(loaded, '.payload.yaml', out)
-
-
-def friction_path(recording: str | Path, out: str | Path | None = None) -> Path:
-    """FRICTION.yaml of a friction identification.
-
-    Parameters
-    ----------
-    recording : str or Path
-        The first friction recording.
-    out : str or Path, optional
-        The path asked for; empty or None: the default.
-
-    Returns
-    -------
-    Path
-        ``out``, or ``<recording>.friction.yaml``.
-    """
-    return _beside(recording, '.friction.yaml', out)
-
-
-def torques_path(recording: str | Path, out: str | Path | None = None) -> Path:
-    """TORQUES.csv of a torque estimate.
-
-    Parameters
-    ----------
-    recording : str or Path
-        The recording.
-    out : str or Path, optional
-        The path asked for; empty or None: the default.
-
-    Returns
-    -------
-    Path
-        ``out``, or ``<recording>.torques.csv``.
-    """
-    return _beside(recording, '.torques.csv', out)
+    return Path(out) if out else Path(str(Path(recording)) + SUFFIXES[kind])
 
 
 def report_folder(result: str | Path, out: str | Path | bool | None = None) -> Path:

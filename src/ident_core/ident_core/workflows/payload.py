@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +23,8 @@ from ..payload.methods import PayloadConfig
 from ..payload.results import PayloadData, PayloadFile, payload_file, read_payload, write_payload
 from ..progress import Progress
 from .inputs import RecordingOptions, load_recording, robot_model
-from .outputs import payload_path
-from .report import report_after
+from .outputs import output_path
+from .report import ReportAfter, report_after
 
 
 @dataclass
@@ -43,11 +43,10 @@ class PayloadOutcome:
         The URDF with the payload, when asked for and written.
     urdf_link : str or None
         The link the payload is fixed to in that URDF.
-    report_page : Path or None
-        The report's ``index.html``, when asked for and written.
-    failure : Exception or None
-        Why the URDF or the report asked for could not be written (PAYLOAD.yaml stands; after
-        a URDF that failed, no report is tried).
+    urdf_failure : Exception or None
+        Why the URDF asked for could not be written (PAYLOAD.yaml stands; no report is tried).
+    report : ReportAfter
+        The report asked for: its page, or why it failed.
     """
 
     content: PayloadFile
@@ -55,13 +54,13 @@ class PayloadOutcome:
     payload_path: Path | None = None
     urdf_path: Path | None = None
     urdf_link: str | None = None
-    report_page: Path | None = None
-    failure: Exception | None = None
+    urdf_failure: Exception | None = None
+    report: ReportAfter = field(default_factory=ReportAfter)
 
     @property
     def files(self) -> list[Path]:
         """The files written: PAYLOAD.yaml, the URDF, the report's page (those written)."""
-        return [f for f in (self.payload_path, self.urdf_path, self.report_page) if f]
+        return [f for f in (self.payload_path, self.urdf_path) if f] + self.report.files
 
 
 def payload_from_recordings(robot: RobotModel | str | Path, loaded: Sequence[str | Path],
@@ -102,7 +101,7 @@ def payload_from_recordings(robot: RobotModel | str | Path, loaded: Sequence[str
         How to read the recordings (default: ``RecordingOptions()``).
     out : str or Path, optional
         PAYLOAD.yaml to write; default ``<first loaded recording>.payload.yaml``
-        (``outputs.payload_path``).
+        (``outputs.output_path``).
     export_urdf : str or Path, optional
         Also write the URDF with the payload as a fixed link (``export_payload_urdf``).
     report : str, Path or bool, optional
@@ -138,7 +137,7 @@ def payload_from_recordings(robot: RobotModel | str | Path, loaded: Sequence[str
     content = payload_file(robot, result, PayloadData(
         unloaded=[d.source for d in unloaded_data], loaded=[d.source for d in loaded_data],
         model=model_file))
-    written = write_payload(payload_path(loaded[0], out), content)
+    written = write_payload(output_path('payload', loaded[0], out), content)
     outcome = PayloadOutcome(content, result, written)
     _extras(outcome, robot, export_urdf, written, report, progress)
     return outcome
@@ -167,7 +166,7 @@ def export_payload_urdf(robot: RobotModel | str | Path, payload: str | Path,
     Returns
     -------
     PayloadOutcome
-        Without identification and PAYLOAD.yaml; a failure to write the URDF is raised.
+        Without identification and PAYLOAD.yaml.
 
     Raises
     ------
@@ -177,24 +176,23 @@ def export_payload_urdf(robot: RobotModel | str | Path, payload: str | Path,
     """
     outcome = PayloadOutcome(read_payload(payload))
     _extras(outcome, robot_model(robot), out, payload, report, progress)
-    if outcome.failure is not None and outcome.urdf_path is None:
-        raise outcome.failure
+    if outcome.urdf_failure is not None:
+        raise outcome.urdf_failure
     return outcome
 
 
 def _extras(outcome: PayloadOutcome, robot: RobotModel, urdf: str | Path | None,
             payload: str | Path, report: str | Path | bool | None, progress: Progress) -> None:
-    """Write the URDF with the payload of the file ``payload`` and its report into ``outcome``,
-    stopping at the first failure (kept in ``outcome.failure``)."""
+    """Write the URDF with the payload of the file ``payload`` and its report into ``outcome``;
+    a URDF that fails is kept in ``outcome.urdf_failure`` and no report is tried."""
     try:
         if urdf:
             outcome.urdf_path, outcome.urdf_link = _write_urdf(robot, outcome.content, urdf,
                                                                str(payload))
     except Exception as exc:              # PAYLOAD.yaml is written; the URDF is an extra
-        outcome.failure = exc
+        outcome.urdf_failure = exc
         return
-    outcome.report_page, outcome.failure = report_after(Path(payload), report, progress,
-                                                        payload=payload)
+    outcome.report = report_after(Path(payload), report, progress, payload=payload)
 
 
 def _write_urdf(robot: RobotModel, content: PayloadFile, path: str | Path,

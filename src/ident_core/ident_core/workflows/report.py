@@ -70,12 +70,34 @@ def report_results(out_dir: str | Path | None = None, *, model: str | Path | Non
     return ReportOutcome(write_report(folder, inputs, progress=progress))
 
 
+@dataclass
+class ReportAfter:
+    """The optional report at the end of a job whose result file is written: written, failed,
+    or not asked for.
+
+    Parameters
+    ----------
+    page : Path or None
+        The report's ``index.html``, when written.
+    failure : Exception or None
+        Why the report asked for could not be written (the result file stands).
+    """
+
+    page: Path | None = None
+    failure: Exception | None = None
+
+    @property
+    def files(self) -> list[Path]:
+        """The files written: the page, if any."""
+        return [self.page] if self.page else []
+
+
 def report_after(written: Path, report: str | Path | bool | None, progress: Progress = None,
-                 **files) -> tuple[Path | None, Exception | None]:
+                 **files) -> ReportAfter:
     """The optional report at the end of a job whose result file is written.
 
-    A report that fails leaves the result standing: the failure is returned, not raised, so
-    that the caller can show the result first (the CLI then raises it, the node logs it).
+    A report that fails leaves the result standing: the failure is kept, not raised, so that
+    the caller can show the result first (the CLI then raises it, the node logs it).
 
     Parameters
     ----------
@@ -90,15 +112,12 @@ def report_after(written: Path, report: str | Path | bool | None, progress: Prog
 
     Returns
     -------
-    page : Path or None
-        ``index.html``, when written.
-    failure : Exception or None
-        Why the report could not be written.
+    ReportAfter
     """
     if not report:
-        return None, None
+        return ReportAfter()
     try:
-        return report_results(report_folder(written, report), progress=progress,
-                              **files).page, None
+        return ReportAfter(report_results(report_folder(written, report), progress=progress,
+                                          **files).page)
     except Exception as exc:              # the result is written; the report is an extra
-        return None, exc
+        return ReportAfter(failure=exc)

@@ -21,7 +21,7 @@ from ..torque_estimation.offline import (
     torques_csv,
 )
 from .inputs import Recording, RecordingOptions, read_recording
-from .outputs import torques_path
+from .outputs import output_path
 
 
 @dataclass
@@ -84,7 +84,7 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
     recordings : RecordingOptions, optional
         Topics and damaged bags (default: ``RecordingOptions()``).
     out : str or Path, optional
-        TORQUES.csv to write; default ``<recording>.torques.csv`` (``outputs.torques_path``).
+        TORQUES.csv to write; default ``<recording>.torques.csv`` (``outputs.output_path``).
     progress : callable or object with ``update(n)``, optional
         Told of the samples done (``ident_core.progress``).
 
@@ -114,7 +114,8 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
     if true is not None:
         result.true = true_torques(recording.dataset, recording.stamps, true,
                                    dm.robot)[result.rows]
-    return TorquesOutcome(result, write_atomic(torques_path(data, out), torques_csv(result)))
+    return TorquesOutcome(result, write_atomic(output_path('torques', data, out),
+                                                       torques_csv(result)))
 
 
 def _reference(data, recording: Recording, reference, start, joints: list[str],

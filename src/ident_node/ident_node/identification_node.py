@@ -87,66 +87,33 @@ from ident_ros.worker import failure_message, in_thread
 
 class IdentificationNodeParameters(IdentificationConfig, RecordingOptions, DiagnosticsConfig):
     """Parameters of the node: the identification settings, how the bags are read
-    (``RecordingOptions``), and where the data come from.
+    (``RecordingOptions``), and where the data come from."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        The robot's URDF (required).
-    joint_states_topic : str
-        JointState topic in the bags.
-    excitation_topic : str
-        ExcitationTrajectory topic in the bags.
-    excitation_window_only : bool
-        Use only the periodic part of the excitation described in the bag.
-    min_coverage : float
-        Smallest fraction of that excitation window the bag's joint states must cover: a
-        recording whose stream stopped is refused below, a gap is a warning above
-        (``ident_core.data.coverage``).
-    recover : bool
-        Read bags that a killed recorder left unfinished up to the damage (with a warning)
-        instead of refusing them (``ident_core.data.bag_repair``).
-    auto_identify : bool
-        Identify every bag the recorder reports closed.
-    write_report : bool
-        Write the HTML report of every identification beside its RESULT.yaml, in
-        ``<stem>_report/index.html`` (``ident_core.report.page.write_report``).
-    recordings_topic : str
-        The recorder's reports.
-    payload_frame : str
-        Default payload frame of ``~/identify_payload`` (a joint, link or fixed-joint frame of
-        the URDF); empty: the frame of the last joint.
-    payload_reversal_window : float
-        ``reversal_window`` of payload identifications [s] (``PayloadConfig``: Coulomb friction
-        errors near reversals bias the payload's small inertia); the other settings are the
-        identification's.
-    condition_number_warning : float
-        The ``identification`` diagnostic warns above this condition number of the base
-        regressor (an excitation that separates the parameters poorly).
-    relative_error_warning_percent : float
-        It warns above this relative error of the fit or of the first validation [%].
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
-    auto_identify: bool = Field(False, description='identify every bag the recorder closes')
-    write_report: bool = Field(False, description='write the HTML report of every '
-                               'identification beside its RESULT.yaml (<stem>_report/)')
+    urdf_file: UrdfFile = Field('', description="The robot's URDF (required).")
+    auto_identify: bool = Field(False,
+                                description='Identify every bag the recorder reports closed.')
+    write_report: bool = Field(
+        False, description='Write the HTML report of every identification beside its '
+        'RESULT.yaml, in ``<stem>_report/index.html`` '
+        '(``ident_core.report.page.write_report``).')
     recordings_topic: str = Field('/recorder/recordings',
-                                  description="the recorder's RecordingInfo reports")
-    payload_frame: str = Field('', description='default payload frame of ~/identify_payload '
-                               "(joint, link or fixed-joint frame; empty: the last joint's)")
+                                  description="The recorder's reports (RecordingInfo).")
+    payload_frame: str = Field(
+        '', description='Default payload frame of ``~/identify_payload`` (a joint, link or '
+        'fixed-joint frame of the URDF); empty: the frame of the last joint.')
     payload_reversal_window: NonNegativeFloat = Field(
         PayloadConfig.model_fields['reversal_window'].default,
-        description='s: payload identification leaves out joint equations this close to a '
-                    'velocity reversal')
+        description='``reversal_window`` of payload identifications [s] (``PayloadConfig``: '
+                    'payload identification leaves out joint equations this close to a '
+                    "velocity reversal, since Coulomb friction errors near reversals bias the "
+                    "payload's small inertia); the other settings are the identification's.")
     condition_number_warning: float = Field(
-        1000.0, gt=1, description='the identification diagnostic warns above this condition '
-        'number')
+        1000.0, gt=1, description='The ``identification`` diagnostic warns above this '
+        'condition number of the base regressor (an excitation that separates the parameters '
+        'poorly).')
     relative_error_warning_percent: float = Field(
-        10.0, gt=0, description='%: the identification diagnostic warns above this relative '
-        'error of the fit or validation')
+        10.0, gt=0, description='The ``identification`` diagnostic warns above this relative '
+        'error of the fit or of the first validation [%].')
 
 
 class IdentificationNode(lifecycle.GracefulNode):

@@ -12,7 +12,7 @@ from ..estimation.results import read_result
 from ..friction.fit import OPTIMIZERS
 from ..friction.identify import FrictionConfig, FrictionIdentification, identify_friction
 from ..friction.models import FRICTION_MODELS, PAPER_MODELS
-from ..friction.results import FrictionFile, friction_file, write_friction
+from ..friction.results import FrictionFile, friction_file
 from ..friction.samples import RigidBodyModel
 from ..model.robot import RobotModel
 from ..progress import Progress
@@ -167,7 +167,7 @@ def friction_from_recordings(data: Sequence[str | Path], config: FrictionConfig 
     result = identify_friction(robot, recorded, rigid, joints, models, optimizers, config,
                                checks, progress=progress)
     content = friction_file(result, config)
-    written = write_friction(output_path('friction', data[0], out), content)
+    written = content.write(output_path('friction', data[0], out))
     return FrictionOutcome(result, content, written, report_after(
         written, report, progress, friction=written, urdf=robot_urdf,
         ignore_urdf_change=ignore_urdf_change, recover=options.recover))

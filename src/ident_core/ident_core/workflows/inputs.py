@@ -19,38 +19,24 @@ from ..schema import Schema
 
 
 class RecordingOptions(Schema):
-    """How to read recordings: the topics of a rosbag2, which part of it, damaged bags.
+    """How to read recordings: the topics of a rosbag2, which part of it, damaged bags. The
+    identification node's parameters of the same names are these fields. Dataset descriptions
+    and ``.npz`` files are read as they are; a bag without an excitation description is read
+    whole."""
 
-    The identification node's parameters of the same names are these fields.
-
-    Parameters
-    ----------
-    joint_states_topic : str
-        ``sensor_msgs/JointState`` topic in the bags.
-    excitation_topic : str
-        ``ident_msgs/ExcitationTrajectory`` topic in the bags.
-    excitation_window_only : bool
-        Use only the periodic part of the excitation a bag describes on ``excitation_topic``
-        (approach, stop and rest left out; ``readers.excitation_window``); a bag without such a
-        message is read whole. Dataset descriptions and ``.npz`` files are read as they are.
-    min_coverage : float
-        Smallest fraction of that excitation window the bag's joint states must cover: a
-        recording whose stream stopped is refused below, a gap is a warning above
-        (``ident_core.data.coverage``).
-    recover : bool
-        Read bags that a killed recorder left unfinished up to the damage (with a warning)
-        instead of refusing them (``ident_core.data.bag_repair``).
-    """
-
-    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags')
+    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic in the bags')
-    excitation_window_only: bool = Field(True, description='use only the periodic part of the '
-                                         'excitation described in the bag')
-    min_coverage: float = Field(MIN_COVERAGE, ge=0, le=1, description='fraction of the '
-                                'excitation window the joint states must cover')
-    recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
-                          'to the damage (with a warning)')
+                                  description='ExcitationTrajectory topic in the bags.')
+    excitation_window_only: bool = Field(
+        True, description='Use only the periodic part of the excitation described in the bag.')
+    min_coverage: float = Field(
+        MIN_COVERAGE, ge=0, le=1,
+        description='Smallest fraction of the excitation window described in the bag that its '
+                    'joint states must cover: a recording whose stream stopped is refused '
+                    'below, a gap is a warning above (``ident_core.data.coverage``).')
+    recover: bool = Field(
+        False, description='Read bags that a killed recorder left unfinished up to the damage '
+        '(with a warning) instead of refusing them (``ident_core.data.bag_repair``).')
 
     def whole(self) -> RecordingOptions:
         """These options reading every recording whole (friction, torque estimation).

@@ -1,7 +1,7 @@
 """What a job writes when no output is named: every default file name, beside the recording or
 result it comes from. The files themselves are written atomically by their formats' writers
-(``write_result``, ``write_payload``, ``write_friction``, ``write_report``, all through
-``ident_core.files.write_atomic``)."""
+(``write_result``, ``Document.write`` of PAYLOAD.yaml and FRICTION.yaml, ``write_report``, all
+through ``ident_core.files.write_atomic``)."""
 from __future__ import annotations
 
 from pathlib import Path

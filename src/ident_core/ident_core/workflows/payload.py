@@ -20,7 +20,7 @@ from ..payload.frame import payload_frame
 from ..payload.geometry import frame_in_link
 from ..payload.identify import PayloadIdentification, identify_payload
 from ..payload.methods import PayloadConfig
-from ..payload.results import PayloadData, PayloadFile, payload_file, read_payload, write_payload
+from ..payload.results import PayloadData, PayloadFile, payload_file
 from ..progress import Progress
 from .inputs import RecordingOptions, load_recording, robot_model
 from .outputs import output_path
@@ -137,7 +137,7 @@ def payload_from_recordings(robot: RobotModel | str | Path, loaded: Sequence[str
     content = payload_file(robot, result, PayloadData(
         unloaded=[d.source for d in unloaded_data], loaded=[d.source for d in loaded_data],
         model=model_file))
-    written = write_payload(output_path('payload', loaded[0], out), content)
+    written = content.write(output_path('payload', loaded[0], out))
     outcome = PayloadOutcome(content, result, written)
     _extras(outcome, robot, export_urdf, written, report, progress)
     return outcome
@@ -174,7 +174,7 @@ def export_payload_urdf(robot: RobotModel | str | Path, payload: str | Path,
         For a bad PAYLOAD.yaml, or a payload whose selected method did not estimate the
         inertia (a URDF link needs one).
     """
-    outcome = PayloadOutcome(read_payload(payload))
+    outcome = PayloadOutcome(PayloadFile.read(payload))
     _extras(outcome, robot_model(robot), out, payload, report, progress)
     if outcome.urdf_failure is not None:
         raise outcome.urdf_failure

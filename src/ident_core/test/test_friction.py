@@ -9,7 +9,8 @@ from helpers import ARM6
 from ident_core.cli import main
 from ident_core.data.datasets import Dataset
 from ident_core.errors import ExcitationError, InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.estimation.results import read_result, result_file, write_result
 from ident_core.excitation.config import default_config
 from ident_core.excitation.constraints import Constraints

@@ -11,7 +11,8 @@ import scipy.signal
 from test_simulation import config, run, trajectory
 
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, IdentifiedModel
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identified_model import IdentifiedModel
 from ident_core.friction.models import (
     FRICTION_MODELS,
     JointFriction,

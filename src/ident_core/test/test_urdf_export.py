@@ -15,7 +15,8 @@ import yaml
 from helpers import REPO
 
 from ident_core.cli import main
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 from ident_core.estimation.results import result_file, write_result
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot

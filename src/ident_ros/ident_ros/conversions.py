@@ -16,6 +16,7 @@ from ident_core.friction.identify import FrictionIdentification
 from ident_core.friction.models import parameter_names
 from ident_core.model.inertial import LinkInertial, equivalent_box, link_equivalent_box
 from ident_core.model.robot import RobotModel
+from ident_core.payload.identify import PayloadIdentification
 from ident_core.payload.parameters import PayloadEstimate
 from ident_msgs.msg import (
     ExcitationTrajectory,
@@ -158,7 +159,7 @@ def trajectory_points(msg, robot: RobotModel) -> tuple:
     return (times, *fields)
 
 
-def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
+def parameters_msg(result: dict, stamp: Time, result_path: str = '') -> IdentifiedParameters:
     """The ``IdentifiedParameters`` message of an identification result.
 
     Parameters
@@ -168,6 +169,8 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
         ``base_parameters``, ``actuators``, ``identification`` and ``validation`` are used.
     stamp : builtin_interfaces.msg.Time
         Header stamp.
+    result_path : str
+        Where RESULT.yaml was written.
 
     Returns
     -------
@@ -203,6 +206,7 @@ def parameters_msg(result: dict, stamp: Time) -> IdentifiedParameters:
     msg.relative_error_percent = float(source['relative_error_percent'])
     msg.estimator = result['config']['estimator']
     msg.samples = int(ident['samples'])
+    msg.result_path = result_path
     return msg
 
 
@@ -253,6 +257,25 @@ def friction_result_msg(result: FrictionIdentification, stamp: Time) -> Friction
     return msg
 
 
+def friction_summary(msg: FrictionResult, failures: int) -> str:
+    """The one-line answer of ``~/identify_friction``: the selected model of every joint.
+
+    Parameters
+    ----------
+    msg : ident_msgs.msg.FrictionResult
+        ``friction_result_msg`` of the identification.
+    failures : int
+        Fits that failed.
+
+    Returns
+    -------
+    str
+        ``'<joint>: <model> by <optimiser>, rms <rms> N·m; ...'``, and how many fits failed.
+    """
+    return '; '.join(f'{j.joint}: {j.model} by {j.optimizer}, rms {j.rms:.3g} N·m'
+                     for j in msg.joints) + (f' ({failures} fit(s) failed)' if failures else '')
+
+
 def payload_msg(estimate: PayloadEstimate, stamp: Time,
                 drive_gains: np.ndarray | None = None) -> Payload:
     """The ``Payload`` message of one payload estimate.
@@ -284,6 +307,47 @@ def payload_msg(estimate: PayloadEstimate, stamp: Time,
     msg.unexcited = list(estimate.unexcited)
     msg.drive_gains = [] if drive_gains is None else [float(g) for g in drive_gains]
     return msg
+
+
+def payload_msgs(result: PayloadIdentification, stamp: Time) -> tuple[list[Payload], Payload]:
+    """The ``Payload`` messages of a payload identification.
+
+    Parameters
+    ----------
+    result : PayloadIdentification
+        The estimate of every method that succeeded, the selected one, the drive gains.
+    stamp : builtin_interfaces.msg.Time
+        Header stamp (time of the identification).
+
+    Returns
+    -------
+    methods : list of ident_msgs.msg.Payload
+        One per estimate (``payload_msg``), in ``payload.methods.METHODS`` order.
+    selected : ident_msgs.msg.Payload
+        The one of the selected method.
+    """
+    gains = None if result.drive_gains is None else result.drive_gains.gains
+    methods = [payload_msg(e, stamp, gains) for e in result.estimates.values()]
+    return methods, methods[list(result.estimates).index(result.selected)]
+
+
+def payload_summary(result: PayloadIdentification) -> str:
+    """The one-line answer of ``~/identify_payload``.
+
+    Parameters
+    ----------
+    result : PayloadIdentification
+        The identification.
+
+    Returns
+    -------
+    str
+        ``'<mass> kg by the <method> method (<k> of <n> methods succeeded)'``.
+    """
+    chosen = result.result
+    tried = len(result.estimates) + len(result.failures)
+    return (f'{chosen.mass:.4g} kg by the {result.selected} method '
+            f'({len(result.estimates)} of {tried} methods succeeded)')
 
 
 def _inertia_msg(mass: float, com: np.ndarray, inertia: np.ndarray | None) -> Inertia:

@@ -26,10 +26,13 @@ from ident_ros.conversions import (
     collision_markers,
     friction_msg,
     friction_result_msg,
+    friction_summary,
     inertia_markers,
     parameters_msg,
     payload_markers,
     payload_msg,
+    payload_msgs,
+    payload_summary,
     trajectory_from_msg,
     trajectory_points,
     trajectory_to_msg,
@@ -99,7 +102,8 @@ def test_parameters_message_carries_the_stribeck_shape():
                            'relative_error_percent': 3.0},
         'validation': [],
     }
-    msg = parameters_msg(result, Time(sec=1))
+    msg = parameters_msg(result, Time(sec=1), '/data/bag.result.yaml')
+    assert msg.result_path == '/data/bag.result.yaml'
     assert msg.friction_model == 'improved-stribeck'
     assert list(msg.stribeck_static) == [0.9, 1.1]
     assert list(msg.stribeck_velocity) == [0.02, 0.03]
@@ -144,6 +148,10 @@ def test_friction_result_lists_the_selected_fits_in_joint_order():
     msg = friction_result_msg(result, Time(sec=7))
     assert msg.header.stamp.sec == 7 and msg.rigid_body_model == 'RESULT.yaml'
     assert [j.joint for j in msg.joints] == ['joint2', 'joint4']
+    line = 'joint2: improved-stribeck by lsq, rms 0.005 N·m; joint4: improved-stribeck by lsq, ' \
+        'rms 0.005 N·m'
+    assert friction_summary(msg, 0) == line
+    assert friction_summary(msg, 2) == line + ' (2 fit(s) failed)'
 
 
 # A homogeneous 2 kg box of sides 0.1 × 0.2 × 0.3 m, turned about an oblique axis, its centre
@@ -302,3 +310,16 @@ def test_trajectory_points_in_robot_order_and_refused_when_broken():
         trajectory_points(msg, robot)
     with pytest.raises(InputError, match='no data for joint'):
         trajectory_points(JointTrajectory(joint_names=['joint1']), robot)
+
+
+def test_payload_messages_of_every_method_and_the_selected_one():
+    box, _ = _box_estimate()
+    static = _estimate(np.concatenate([[1.5], 1.5 * BOX_COM]), method='static')
+    result = SimpleNamespace(estimates={'global': box, 'static': static},
+                             failures={'model': 'no model'}, selected='static',
+                             drive_gains=SimpleNamespace(gains=np.array([1.0, 0.9])),
+                             result=static)
+    methods, selected = payload_msgs(result, Time(sec=4))
+    assert [m.method for m in methods] == ['global', 'static'] and selected is methods[1]
+    assert all(list(m.drive_gains) == [1.0, 0.9] and m.header.stamp.sec == 4 for m in methods)
+    assert payload_summary(result) == '1.5 kg by the static method (2 of 3 methods succeeded)'

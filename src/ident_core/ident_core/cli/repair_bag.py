@@ -7,10 +7,6 @@ import argparse
 from ..data.bag_repair import repair_bag
 from .progress import progress_bar
 
-#: Help of the ``--recover`` option of the verbs that read recordings.
-RECOVER_HELP = ('read rosbag2 recordings that a killed recorder left unfinished up to the damage '
-                '(warns how many seconds were read)')
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``repair-bag``.

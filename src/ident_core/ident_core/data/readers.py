@@ -7,13 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import warnings
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import DataWarning, InputError
 from ..files import check_readable
 from . import bag_repair
 
@@ -359,10 +360,6 @@ def _open_bag(path: Path, recover: bool):
 
 
 def _warn_recovered(path: Path, topic: str, reader, log: JointStateLog) -> None:
-    import warnings
-
-    from .datasets import DataWarning
-
     lost = '; '.join([reader.damage] + reader.scan.problems)
     warnings.warn(f'{path}: unfinished rosbag2 read up to its damage ({lost}): '
                   f'{len(log.receive)} {topic} messages, {log.receive[-1] - log.receive[0]:.3f} '

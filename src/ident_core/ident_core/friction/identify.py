@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
 from ..data.datasets import Dataset
 from ..errors import IdentError, InputError
-from ..estimation.identification import IdentificationConfig
+from ..estimation.config import IdentificationConfig
 from ..model.robot import RobotModel
 from ..progress import Progress, advance, describe, expect
 from ..schema import Schema

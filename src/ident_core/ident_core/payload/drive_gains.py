@@ -18,8 +18,9 @@ import numpy as np
 
 from ..data.datasets import Dataset
 from ..errors import InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import estimate
-from ..estimation.identification import IdentificationConfig, stack_regression
+from ..estimation.regression import stack_regression
 from ..model.robot import RobotModel
 from .frame import PayloadFrame
 from .methods import robot_regressor

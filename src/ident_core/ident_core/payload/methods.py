@@ -18,15 +18,11 @@ from pydantic import NonNegativeFloat
 
 from ..data.datasets import Dataset
 from ..errors import ExcitationError, InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import Estimate, estimate, unexcited_parameters
-from ..estimation.identification import (
-    IdentificationConfig,
-    IdentifiedModel,
-    preprocess,
-    regression_data,
-    stack_processed,
-    stack_regression,
-)
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.preprocessing import preprocess
+from ..estimation.regression import regression_data, stack_processed, stack_regression
 from ..model.base_parameters import BaseParameters, compute_base_parameters
 from ..model.regressor import Regressor
 from ..model.robot import RobotModel

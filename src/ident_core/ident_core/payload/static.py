@@ -18,7 +18,9 @@ import pinocchio as pin
 
 from ..data.datasets import Dataset
 from ..errors import InputError
-from ..estimation.identification import IdentificationConfig, IdentifiedModel, preprocess
+from ..estimation.config import IdentificationConfig
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.preprocessing import preprocess
 from ..model.regressor import Regressor, RegressorSpec
 from ..model.robot import RobotModel, configuration, position_difference
 from .frame import PayloadFrame

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..data.datasets import load_source
 from ..data.sources import short_source, source_path
 from ..errors import DataWarning, InputError
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..estimation.results import ValidationEntry, read_result, read_result_file
 from ..files import check_readable, write_atomic
 from ..friction.identify import collect_samples
@@ -120,23 +120,6 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
         advance(progress)
     out = Path(out_dir) / PAGE
     return write_atomic(out, render_page(title, sections))
-
-
-def report_folder(result: str | Path) -> Path:
-    """The report folder the identification node writes beside a RESULT.yaml.
-
-    Parameters
-    ----------
-    result : str or Path
-        ``DIR/NAME.yaml``.
-
-    Returns
-    -------
-    Path
-        ``DIR/NAME_report``.
-    """
-    result = Path(result)
-    return result.with_name(f'{result.stem}_report')
 
 
 def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], folder: Path,

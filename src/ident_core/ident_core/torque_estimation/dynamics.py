@@ -23,7 +23,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..estimation.results import read_result
 from ..friction.models import LINEAR, JointFriction
 from ..model.robot import RobotModel, configuration, load_robot

@@ -357,7 +357,7 @@ def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
 
 def _build_unchecked(spec, source, base, default_joints, log,
                      recover) -> tuple[Dataset, np.ndarray]:
-    data_file = _resolve(spec.file, base, 'file')
+    data_file = resolve_path(spec.file, base, 'file')
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
         if log is None:
             log = readers.read_joint_states(data_file, spec.topic, recover=recover)
@@ -393,7 +393,28 @@ def _is_identity(tr: Transmission) -> bool:
             and np.all(tr.torque_scale == 1))
 
 
-def _resolve(value: str, base: Path, field: str) -> Path:
+def resolve_path(value: str, base: Path, field: str) -> Path:
+    """A file a dataset description names: ``${VAR}`` and ``~`` expanded, relative to the
+    description's folder.
+
+    Parameters
+    ----------
+    value : str
+        The field's value.
+    base : Path
+        The description's folder.
+    field : str
+        The field's path, for messages (``file``, ``effort.file``).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    InputError
+        If the value is empty or names an environment variable that is not set.
+    """
     if not value:
         raise InputError(f'field {field} must be a file name')
 
@@ -426,7 +447,7 @@ def _raw_from_tables(spec: DatasetDescription, data_file, base, default_joints) 
             if field == 'velocity':
                 continue
             raise InputError(f'missing field {field}')
-        path = _resolve(fspec.file, base, f'{field}.file') if fspec.file else data_file
+        path = resolve_path(fspec.file, base, f'{field}.file') if fspec.file else data_file
         raw[field] = _signal(table(path), fspec, len(joints), field)
     if spec.time is None:
         raise InputError('missing field time ({column: i}, {key: name} or {sample_rate: hz})')

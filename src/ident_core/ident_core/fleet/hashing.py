@@ -62,13 +62,19 @@ def recording_sha256(path: str | Path) -> str:
     Raises
     ------
     InputError
-        If a file is missing or unreadable, or a description is bad.
+        If the recording is missing or a file unreadable; a file a description names that is
+        missing counts as such (as does a description that cannot be read, by its bytes), so
+        that the task that fails on it is not run again until it changes.
     """
     path = Path(path)
     if not path.exists():
         raise InputError(f'{path}: recording not found')
-    files = recording_files(path)
-    return combined(f'{_relative(f, path)}:{file_sha256(f)}' for f in files)
+    try:
+        files = recording_files(path)
+    except InputError:          # a bad description: its bytes (the task says what is wrong)
+        files = [path]
+    return combined(f'{_relative(f, path)}:{file_sha256(f) if f.exists() else "missing"}'
+                    for f in files)
 
 
 def combined(parts: Iterable) -> str:

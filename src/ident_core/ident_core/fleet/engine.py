@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import InputError
 from ..progress import Progress, advance, describe, expect
 from .index import INDEX, FleetIndex, fleet_index
 from .manifest import Fleet
@@ -115,13 +116,22 @@ class Engine:
         Returns
         -------
         distributed.Client
+
+        Raises
+        ------
+        InputError
+            If the scheduler cannot be reached.
         """
         if self.client is None:
             # distributed takes about a second to import: only when a task runs
             from distributed import Client, LocalCluster, as_completed
 
             if self.scheduler:
-                self.client = Client(self.scheduler)
+                try:
+                    self.client = Client(self.scheduler)
+                except (OSError, ValueError) as exc:
+                    raise InputError(f'--scheduler {self.scheduler}: cannot connect '
+                                     f'({exc})') from None
             else:
                 self._cluster = LocalCluster(
                     n_workers=self.workers or os.cpu_count() or 1, threads_per_worker=1,

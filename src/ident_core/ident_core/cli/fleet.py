@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
+from ..fleet.drift import report_is_current
 from ..fleet.engine import identify_fleet
 from ..fleet.manifest import load_fleet
-from ..fleet.page import FleetReport, report_is_current, write_fleet_report
 from .progress import progress_bar
 
 NO_PROGRESS_HELP = 'no progress bar (none either when stderr is not a terminal)'
@@ -72,17 +72,25 @@ def _identify(args: argparse.Namespace) -> int:
     if report_is_current(args.out_dir):
         print('drift report unchanged')
     else:
-        print_report(write_fleet_report(args.out_dir))
+        print_report(_write_report(args.out_dir))
     return 1 if failures else 0
 
 
 def _report(args: argparse.Namespace) -> int:
     """Write the drift report; 0 (errors raise)."""
-    print_report(write_fleet_report(args.fleet_dir, args.out_dir))
+    print_report(_write_report(args.fleet_dir, args.out_dir))
     return 0
 
 
-def print_report(report: FleetReport) -> None:
+def _write_report(fleet_dir, out_dir=None):
+    """``page.write_fleet_report``, imported only when a report is written (matplotlib takes
+    a second to import; a resumed run with nothing new writes none)."""
+    from ..fleet.page import write_fleet_report
+
+    return write_fleet_report(fleet_dir, out_dir)
+
+
+def print_report(report) -> None:
     """Print the alerts and where the report is.
 
     Parameters

@@ -1,5 +1,5 @@
 """Fleet identification and drift monitoring: many robots' recordings identified in parallel on
-Dask, each robot's parameters followed over time (docs/fleet.md, docs/methods.md §11).
+Dask, each robot's parameters followed over time (docs/fleet.md, docs/methods.md §13).
 
 ``manifest``  FLEET.yaml (``robot-ident/fleet/1``): the robots, their URDFs and recordings
 ``hashing``   content hashes of the inputs of a task (resume)

@@ -1,6 +1,7 @@
-"""Drift of a fleet: each robot's identified parameters and baseline-model error over time,
-against its baseline and against the robots of the same kind; drift.yaml
-(``format: robot-ident/drift/1``)::
+"""Drift of a fleet, and drift.yaml (``format: robot-ident/drift/1``).
+
+Each robot's identified parameters and baseline-model error over time, against its baseline and
+against the robots of the same kind::
 
     alerts:          # sorted by z, largest first
       - {robot: r4, joint: joint2, quantity: fc, basis: robot, baseline: 1.52, current: 1.91,
@@ -17,6 +18,13 @@ recordings' own models. ``basis: robot``: against the robot's own baseline; ``ba
 against the robots of the same URDF (its latest value). An alert holds while the latest
 recording meets it; ``first_recording`` is the first of the run of recordings that met it
 without a break. Statistics: ``statistics``.
+
+Why friction: wear raises a joint's friction, and temperature and load change it too, by more
+than early wear does (A. C. Bittencourt, P. Axelsson, "Modeling and experiment design for
+identification of wear in a robot joint under load and temperature uncertainties based on
+friction data", IEEE/ASME Trans. Mechatronics 19(5), 2014, DOI 10.1109/TMECH.2013.2293001, not
+verified; report LiTH-ISY-R-3058, Linköping University, 2013): hence a baseline of several
+nights, a change judged against their scatter, and the same excitation every night.
 """
 from __future__ import annotations
 
@@ -32,6 +40,7 @@ from ..schema import Document, Schema
 from .hashing import file_sha256
 from .index import INDEX, FleetIndex, RobotIndex
 from .manifest import DriftConfig
+from .records import BASELINE_MODEL, RECORD, VALIDATION, TaskRecord
 from .statistics import (
     MAGNITUDE_SCATTER,
     baseline_scatter,
@@ -40,13 +49,14 @@ from .statistics import (
     pooled_scatter,
     robust_z,
 )
-from .tasks import BASELINE_MODEL, RECORD, VALIDATION, TaskRecord
 
 #: The parameters followed, per joint.
 PARAMETERS = ('fc', 'fv', 'offset', 'Ia')
 #: The baseline model's error, per joint.
 VALIDATION_ERROR = 'validation_error'
 DRIFT = 'drift.yaml'
+#: The fleet page's file in its folder; the folder's default name in FLEET_DIR.
+PAGE, REPORT = 'index.html', 'report'
 
 
 class AlertEntry(Schema):
@@ -126,7 +136,7 @@ class RobotDrift(Schema):
 
 
 class DriftFile(Document):
-    """drift.yaml (module docstring).
+    """The drift file, drift.yaml (module docstring).
 
     Parameters
     ----------
@@ -428,3 +438,25 @@ def _torque_rms(checks: dict, base_names: set, n: int) -> np.ndarray:
             for name in base_names if checks.get(name) is not None and any(
                 m.model == BASELINE_MODEL for m in checks[name].validations)]
     return np.mean(rows, axis=0) if rows else np.full(n, np.nan)
+
+
+def report_is_current(fleet_dir: str | Path) -> bool:
+    """Whether drift.yaml and the page were made from the present fleet.yaml.
+
+    Parameters
+    ----------
+    fleet_dir : str or Path
+        FLEET_DIR.
+
+    Returns
+    -------
+    bool
+    """
+    fleet_dir = Path(fleet_dir)
+    try:
+        drift = DriftFile.read(fleet_dir / DRIFT)
+        index = FleetIndex.read(fleet_dir / INDEX)
+    except InputError:       # missing, or from another version: make it anew
+        return False
+    return drift.index_sha256 == index.content_sha256() and \
+        (fleet_dir / REPORT / PAGE).is_file()

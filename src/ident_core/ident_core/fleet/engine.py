@@ -25,7 +25,7 @@ from ..progress import Progress, advance, describe, expect
 from .index import INDEX, FleetIndex, fleet_index
 from .manifest import Fleet
 from .plan import Outcome, RobotPlan, reusable
-from .tasks import Task, TaskRecord, run_task
+from .records import Task, TaskRecord
 
 #: Retries of a task that raised an unexpected error (a lost worker is not counted here).
 RETRIES = 1
@@ -94,6 +94,10 @@ class Engine:
         distributed.Future
             Of its ``TaskRecord``.
         """
+        # the workflows (and matplotlib) are imported only when a task runs: a resumed run
+        # with nothing new does without them
+        from .tasks import run_task
+
         future = self.connect().submit(run_task, task, key=task.key, pure=False,
                                        retries=RETRIES)
         self._completed.add(future)

@@ -1,5 +1,7 @@
-"""fleet.yaml (``format: robot-ident/fleet-index/1``): per robot, its baseline and per
-recording its time, status, fit error and the error of the baseline model on it::
+"""The index of a fleet run, fleet.yaml (``format: robot-ident/fleet-index/1``).
+
+Per robot, its baseline and per recording its time, status, fit error and the error of the
+baseline model on it::
 
     manifest: /plant/FLEET.yaml
     drift: {baseline: 3, change_percent: 20.0, z: 4.0}
@@ -26,7 +28,7 @@ from ..schema import Document, Schema
 from .hashing import combined
 from .manifest import BASELINE, DriftConfig, Fleet
 from .plan import Outcome, RobotPlan
-from .tasks import BASELINE_MODEL
+from .records import BASELINE_MODEL
 
 INDEX = 'fleet.yaml'
 
@@ -109,7 +111,7 @@ class RobotIndex(Schema):
 
 
 class FleetIndex(Document):
-    """fleet.yaml (module docstring).
+    """The fleet index, fleet.yaml (module docstring).
 
     Parameters
     ----------

@@ -13,11 +13,8 @@ import numpy as np
 from ..files import write_atomic
 from ..report.figures import new_figure, png_data_uri
 from ..report.html import Figure, Section, Table, render_page
-from .drift import DRIFT, DriftAnalysis, DriftFile, Series, analyse_drift
-from .index import INDEX, FleetIndex
+from .drift import DRIFT, PAGE, REPORT, DriftAnalysis, Series, analyse_drift
 
-#: The page's file in its folder; the folder's default name in FLEET_DIR.
-PAGE, REPORT = 'index.html', 'report'
 #: Units of the quantities, for the figures.
 UNITS = {'fc': 'N·m', 'fv': 'N·m·s/rad', 'offset': 'N·m', 'Ia': 'kg·m²',
          'validation_error': '%'}
@@ -67,28 +64,6 @@ def write_fleet_report(fleet_dir: str | Path, out_dir: str | Path | None = None)
     page = Path(out_dir) if out_dir else fleet_dir / REPORT
     written = write_atomic(page / PAGE, render_page('Fleet drift report', sections(analysis)))
     return FleetReport(analysis, drift_path, written)
-
-
-def report_is_current(fleet_dir: str | Path) -> bool:
-    """Whether drift.yaml and the page were made from the present fleet.yaml.
-
-    Parameters
-    ----------
-    fleet_dir : str or Path
-        FLEET_DIR.
-
-    Returns
-    -------
-    bool
-    """
-    fleet_dir = Path(fleet_dir)
-    try:
-        drift = DriftFile.read(fleet_dir / DRIFT)
-        index = FleetIndex.read(fleet_dir / INDEX)
-    except Exception:       # missing, or from another version: make it anew
-        return False
-    return drift.index_sha256 == index.content_sha256() and \
-        (fleet_dir / REPORT / PAGE).is_file()
 
 
 def sections(analysis: DriftAnalysis) -> list[Section]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import InputError
 from .hashing import combined, file_sha256, recording_sha256
 from .manifest import BASELINE, FleetManifest, FleetRobot
-from .tasks import BASELINE_MODEL, Task, TaskRecord
+from .records import BASELINE_MODEL, Task, TaskRecord
 
 
 @dataclass

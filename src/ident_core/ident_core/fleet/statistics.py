@@ -1,4 +1,4 @@
-"""The drift statistics (docs/methods.md §11): a value against its own baseline, and against
+"""The drift statistics (docs/methods.md §13): a value against its own baseline, and against
 the robots of the same kind.
 
 Against the baseline of B values ``b_i`` with identification standard deviations ``σ_i``, a

@@ -14,11 +14,11 @@ from ..files import write_atomic
 from ..model.inertial import LinkInertial
 from ..model.regressor import FRICTION_MODELS
 from ..model.robot import load_robot
-from ..model.urdf_export import urdf_with_fixed_body
 from ..payload.frame import payload_frame
 from ..payload.geometry import frame_in_link
 from ..payload.methods import METHODS, PayloadConfig
 from ..payload.results import PayloadData, payload_file, read_payload, write_payload
+from ..payload.urdf import urdf_with_fixed_body
 from .identify import config_from_args
 from .progress import progress_bar
 from .repair_bag import RECOVER_HELP

@@ -68,19 +68,9 @@ from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import tracking_status
 from ident_core.monitoring.statistics import RunningStatistics
 from ident_core.monitoring.status import DiagnosticsConfig, Status
+from ident_core.motion import streaming
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import Motion
-from ident_core.motion.streaming import (
-    LEAD,
-    check_joints,
-    excitation_plan,
-    feedback,
-    measured_until,
-    motion_over,
-    plan_summary,
-    point_times,
-    stages_begun,
-)
 from ident_core.motion.watchdog import JointSample, MotionWatchdog, recorder_gone
 from ident_core.schema import per_joint
 from ident_msgs.action import RunExcitation
@@ -285,10 +275,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.goal = goal_handle
         try:
             requested = self._requested_trajectory(request)
-            check_joints(requested, self.robot.joint_names)
+            streaming.check_joints(requested, self.robot.joint_names)
             names = list(requested.joint_names)
             q_now = await self._current_position(names)
-            plan = excitation_plan(requested, q_now, self.limits, request.periods or None)
+            plan = streaming.excitation_plan(requested, q_now, self.limits,
+                                             request.periods or None)
             if request.record:
                 result.bag_path = await self._start_recording(request.experiment
                                                               or requested.name)
@@ -299,13 +290,14 @@ class ExcitationNode(lifecycle.GracefulNode):
             return result
         self.failure = ''
         self._watch_joint_states(names, request.record)
-        start_ns = self.get_clock().now().nanoseconds + int(LEAD * 1e9)
+        start_ns = self.get_clock().now().nanoseconds + int(streaming.LEAD * 1e9)
         self.motion = Motion(plan, start_ns)
         self.sent_until = -np.inf
         self.done = Future()
         self.described = 0
         self._describe_stages(0.0)
-        self.get_logger().info(f'running {requested.name!r}: {plan_summary(plan, requested)}')
+        self.get_logger().info(f'running {requested.name!r}: '
+                               f'{streaming.plan_summary(plan, requested)}')
         self._tick()
         stopped = await self.done
         stopped = self.failure or stopped
@@ -328,7 +320,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         """Publish the ``ExcitationTrajectory`` of every stage whose transition has begun by
         plan time ``t`` (the first stage's at once), unless the motion is stopping."""
         plan = self.motion.plan
-        due = stages_begun(plan, t)
+        due = streaming.stages_begun(plan, t)
         while self.described < due and self.motion.stop is None:
             k = self.described
             _begins, start, count = plan.stage_times[k]
@@ -506,19 +498,20 @@ class ExcitationNode(lifecycle.GracefulNode):
         t = self._plan_time()
         end = self.motion.end
         stamp = None if self.measured is None else self.measured.stamp_ns
-        if motion_over(t, end, self.p.settle_time, measured_until(self.motion, stamp),
-                       bool(self.failure)):
+        measured = streaming.measured_until(self.motion, stamp)
+        if streaming.motion_over(t, end, self.p.settle_time, measured, bool(self.failure)):
             self.done.set_result(self.stop_reason if self.motion.stop is not None else '')
             return
         if self.sent_until < end:
-            self._send(t + LEAD / 2, t + self.p.horizon)
+            self._send(t + streaming.LEAD / 2, t + self.p.horizon)
         self._describe_stages(t)
         if self.goal is not None and self.goal.is_active:
-            self.goal.publish_feedback(RunExcitation.Feedback(**feedback(self.motion, t)._asdict()))
+            where = streaming.feedback(self.motion, t)
+            self.goal.publish_feedback(RunExcitation.Feedback(**where._asdict()))
 
     def _send(self, t_from: float, t_to: float) -> None:
         """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""
-        times = point_times(t_from, t_to, self.p.point_period, self.motion.end)
+        times = streaming.point_times(t_from, t_to, self.p.point_period, self.motion.end)
         if len(times) == 0:
             return
         start_ns = self.motion.start_ns + int(round(times[0] * 1e9))
@@ -531,12 +524,12 @@ class ExcitationNode(lifecycle.GracefulNode):
         """Bring a running motion to rest now; False when nothing runs."""
         if self.motion is None or self.motion.stop is not None:
             return self.motion is not None
-        t = self._plan_time() + LEAD
+        t = self._plan_time() + streaming.LEAD
         self.motion.stop_at_time(t)
         self.stop_reason = reason
         self.get_logger().warning(f'stopping: {reason}')
         self.sent_until = -np.inf
-        self._send(self._plan_time() + LEAD / 2, self.motion.end + 1.0)
+        self._send(self._plan_time() + streaming.LEAD / 2, self.motion.end + 1.0)
         return True
 
     def _on_stop(self, _request, response):

@@ -91,87 +91,54 @@ LATEST_ONLY_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
 
 
 class ExcitationNodeParameters(DiagnosticsConfig):
-    """Parameters of the excitation node.
+    """Parameters of the excitation node."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        URDF of the robot (required): position and velocity limits, joint names.
-    acceleration_limits : list of float
-        [rad/s²], one for every joint or one per joint (URDF order).
-    limit_margin : float
-        Fraction of the position range, velocity and acceleration limit kept free, in
-        [0, 0.5).
-    command_topic : str
-        JointTrajectory topic of the joint_trajectory_controller.
-    joint_states_topic : str
-        Where the current position is read.
-    recorder_start_service, recorder_stop_service : str
-        The recorder's services.
-    point_period : float
-        Time between JointTrajectory points [s].
-    horizon : float
-        Motion covered by one JointTrajectory message [s].
-    send_period : float
-        Time between messages [s] (each replaces the rest of the previous one).
-    settle_time : float
-        Time at rest after the motion before the recording stops [s].
-    joint_states_timeout : float
-        A motion stops when no joint_states arrives for this long [s] (a driver that crashed,
-        an e-stop).
-    tracking_error_limit : list of float
-        A motion stops when a measured position is further than this from the commanded one
-        [rad or m], one value or one per joint (URDF order).
-    tracking_error_warning_fraction : float
-        The ``excitation tracking`` diagnostic warns when a joint's tracking error exceeds this
-        fraction of its ``tracking_error_limit``.
-    recordings_topic : str
-        The recorder's reports (its publisher's liveliness tells that it runs): a recorded
-        motion stops when the recorder is gone.
-    optimizer_config : str
-        Excitation config of ``~/optimize`` (empty: the defaults of that format).
-    optimizer : str
-        Default optimiser of ``~/optimize``.
-    optimization_budget : float
-        Wall-clock budget of an optimisation [s].
-    optimized_trajectory_dir : str
-        Where optimised trajectories are written.
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
-    acceleration_limits: list[float] = Field([10.0], description='rad/s², one value or one '
-                                             'per joint (URDF order)')
-    limit_margin: float = Field(0.02, ge=0, lt=0.5, description='fraction of each limit kept '
-                                'free')
+    urdf_file: UrdfFile = Field('', description='URDF of the robot (required): position and '
+                                'velocity limits, joint names.')
+    acceleration_limits: list[float] = Field(
+        [10.0], description='Acceleration limits [rad/s² or m/s²], one for every joint or one '
+        'per joint (URDF order).')
+    limit_margin: float = Field(
+        0.02, ge=0, lt=0.5, description='Fraction of the position range, velocity and '
+        'acceleration limit kept free, in [0, 0.5).')
     command_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
-                               description='JointTrajectory topic of the controller')
-    joint_states_topic: str = Field('/joint_states', description='current joint positions')
-    recorder_start_service: str = Field('/recorder/start', description="the recorder's start")
-    recorder_stop_service: str = Field('/recorder/stop', description="the recorder's stop")
-    point_period: PositiveFloat = Field(0.01, description='s between JointTrajectory points')
-    horizon: PositiveFloat = Field(1.0, description='s of motion per JointTrajectory message')
-    send_period: PositiveFloat = Field(0.25, description='s between JointTrajectory messages')
-    settle_time: NonNegativeFloat = Field(0.5, description='s at rest after the motion before '
-                                          'the recording stops')
-    joint_states_timeout: PositiveFloat = Field(1.0, description='s without joint_states that '
-                                                'stop a motion')
+                               description='JointTrajectory topic of the '
+                                           'joint_trajectory_controller.')
+    joint_states_topic: str = Field('/joint_states',
+                                    description='Where the current position is read.')
+    recorder_start_service: str = Field('/recorder/start',
+                                        description="The recorder's start service.")
+    recorder_stop_service: str = Field('/recorder/stop',
+                                       description="The recorder's stop service.")
+    point_period: PositiveFloat = Field(0.01,
+                                        description='Time between JointTrajectory points [s].')
+    horizon: PositiveFloat = Field(1.0, description='Motion covered by one JointTrajectory '
+                                   'message [s].')
+    send_period: PositiveFloat = Field(0.25, description='Time between JointTrajectory '
+                                       'messages [s] (each replaces the rest of the previous '
+                                       'one).')
+    settle_time: NonNegativeFloat = Field(0.5, description='Time at rest after the motion '
+                                          'before the recording stops [s].')
+    joint_states_timeout: PositiveFloat = Field(
+        1.0, description='A motion stops when no joint_states arrives for this long [s] (a '
+        'driver that crashed, an e-stop).')
     tracking_error_limit: list[PositiveFloat] = Field(
-        [0.5], description='rad (m): measured-to-commanded distance that stops a motion, one '
-                           'value or one per joint (URDF order)')
+        [0.5], description='A motion stops when a measured position is further than this from '
+        'the commanded one [rad or m], one value or one per joint (URDF order).')
     tracking_error_warning_fraction: float = Field(
-        0.5, gt=0, le=1, description='the tracking diagnostic warns above this fraction of '
-        'tracking_error_limit')
-    recordings_topic: str = Field('/recorder/recordings', description="the recorder's reports "
-                                  '(liveliness: a recorded motion stops when it is gone)')
-    optimizer_config: str = Field('', description='excitation config of ~/optimize (empty: '
-                                  'defaults)')
-    optimizer: Literal[OPTIMIZERS] = Field('ga+local', description='optimiser of ~/optimize')
-    optimization_budget: PositiveFloat = Field(120.0, description='s of wall-clock time per '
-                                               'optimisation')
-    optimized_trajectory_dir: str = Field('output/excitation',
-                                          description='where optimised trajectories go')
+        0.5, gt=0, le=1, description="The ``excitation tracking`` diagnostic warns when a "
+        "joint's tracking error exceeds this fraction of its ``tracking_error_limit``.")
+    recordings_topic: str = Field(
+        '/recorder/recordings', description="The recorder's reports (its publisher's "
+        'liveliness tells that it runs): a recorded motion stops when the recorder is gone.')
+    optimizer_config: str = Field('', description='Excitation config of ``~/optimize`` '
+                                  '(empty: the defaults of that format).')
+    optimizer: Literal[OPTIMIZERS] = Field('ga+local',
+                                           description='Default optimiser of ``~/optimize``.')
+    optimization_budget: PositiveFloat = Field(
+        120.0, description='Wall-clock budget of an optimisation [s].')
+    optimized_trajectory_dir: str = Field(
+        'output/excitation', description='Where optimised trajectories are written.')
 
 
 class ExcitationNode(lifecycle.GracefulNode):

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from ident_core.errors import InputError
 from ident_core.excitation.fourier import load_trajectory
-from ident_core.excitation.jointwise import jointwise_from_dict
+from ident_core.excitation.jointwise import load_experiment
 from ident_core.model.robot import load_robot
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import Motion
@@ -54,13 +55,15 @@ def fourier():
 
 
 @pytest.fixture(scope='module')
-def experiment():
+def experiment(tmp_path_factory):
     """Joint 4 on a fast then a slow cosine (3 × 1 s, then 2 × 2 s), the others held."""
-    return jointwise_from_dict({
+    path = tmp_path_factory.mktemp('jointwise') / 'two.yaml'
+    path.write_text(yaml.safe_dump({
         'format': 'robot-ident/jointwise/1', 'name': 'two', 'joint': 'joint4',
         'joint_names': JOINTS, 'hold': [0.0] * 6,
         'cosines': [{'amplitude': 0.15, 'period': 1.0, 'periods': 3},
-                    {'amplitude': 0.3, 'period': 2.0, 'periods': 2}]}, 'test')
+                    {'amplitude': 0.3, 'period': 2.0, 'periods': 2}]}))
+    return load_experiment(path)
 
 
 def test_point_grid_is_aligned_to_plan_time_zero_and_ends_on_the_end():

@@ -62,7 +62,7 @@ from ident_core.estimation.results import read_result, result_file, result_links
 from ident_core.friction.fit import OPTIMIZERS as FRICTION_OPTIMIZERS
 from ident_core.friction.identify import FrictionConfig, identify_friction
 from ident_core.friction.models import FRICTION_MODELS, PAPER_MODELS
-from ident_core.friction.results import friction_file, write_friction
+from ident_core.friction.results import friction_file
 from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
@@ -72,7 +72,7 @@ from ident_core.payload.frame import payload_frame
 from ident_core.payload.geometry import frame_in_link
 from ident_core.payload.identify import PayloadIdentification, identify_payload
 from ident_core.payload.methods import PayloadConfig
-from ident_core.payload.results import PayloadData, payload_file, write_payload
+from ident_core.payload.results import PayloadData, payload_file
 from ident_msgs.msg import FrictionResult, IdentifiedParameters, Payload, RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
@@ -89,75 +89,46 @@ from ident_ros.worker import failure_message, in_thread
 
 
 class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
-    """Parameters of the node: the identification settings plus where the data come from.
+    """Parameters of the node: the identification settings plus where the data come from."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        The robot's URDF (required).
-    joint_states_topic : str
-        JointState topic in the bags.
-    excitation_topic : str
-        ExcitationTrajectory topic in the bags.
-    excitation_window_only : bool
-        Use only the periodic part of the excitation described in the bag.
-    min_coverage : float
-        Smallest fraction of that excitation window the bag's joint states must cover: a
-        recording whose stream stopped is refused below, a gap is a warning above
-        (``ident_core.data.coverage``).
-    recover : bool
-        Read bags that a killed recorder left unfinished up to the damage (with a warning)
-        instead of refusing them (``ident_core.data.bag_repair``).
-    auto_identify : bool
-        Identify every bag the recorder reports closed.
-    write_report : bool
-        Write the HTML report of every identification beside its RESULT.yaml, in
-        ``<stem>_report/index.html`` (``ident_core.report.page.write_report``).
-    recordings_topic : str
-        The recorder's reports.
-    payload_frame : str
-        Default payload frame of ``~/identify_payload`` (a joint, link or fixed-joint frame of
-        the URDF); empty: the frame of the last joint.
-    payload_reversal_window : float
-        ``reversal_window`` of payload identifications [s] (``PayloadConfig``: Coulomb friction
-        errors near reversals bias the payload's small inertia); the other settings are the
-        identification's.
-    condition_number_warning : float
-        The ``identification`` diagnostic warns above this condition number of the base
-        regressor (an excitation that separates the parameters poorly).
-    relative_error_warning_percent : float
-        It warns above this relative error of the fit or of the first validation [%].
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
-    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags')
+    urdf_file: UrdfFile = Field('', description="The robot's URDF (required).")
+    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic in the bags')
-    excitation_window_only: bool = Field(True, description='use only the periodic part of the '
-                                         'excitation described in the bag')
-    min_coverage: float = Field(MIN_COVERAGE, ge=0, le=1, description='fraction of the '
-                                'excitation window the joint states must cover')
-    recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
-                          'to the damage (with a warning)')
-    auto_identify: bool = Field(False, description='identify every bag the recorder closes')
-    write_report: bool = Field(False, description='write the HTML report of every '
-                               'identification beside its RESULT.yaml (<stem>_report/)')
+                                  description='ExcitationTrajectory topic in the bags.')
+    excitation_window_only: bool = Field(
+        True, description='Use only the periodic part of the excitation described in the bag.')
+    min_coverage: float = Field(
+        MIN_COVERAGE, ge=0, le=1,
+        description='Smallest fraction of the excitation window described in the bag that its '
+                    'joint states must cover: a recording whose stream stopped is refused '
+                    'below, a gap is a warning above (``ident_core.data.coverage``).')
+    recover: bool = Field(
+        False, description='Read bags that a killed recorder left unfinished up to the damage '
+        '(with a warning) instead of refusing them (``ident_core.data.bag_repair``).')
+    auto_identify: bool = Field(False,
+                                description='Identify every bag the recorder reports closed.')
+    write_report: bool = Field(
+        False, description='Write the HTML report of every identification beside its '
+        'RESULT.yaml, in ``<stem>_report/index.html`` '
+        '(``ident_core.report.page.write_report``).')
     recordings_topic: str = Field('/recorder/recordings',
-                                  description="the recorder's RecordingInfo reports")
-    payload_frame: str = Field('', description='default payload frame of ~/identify_payload '
-                               "(joint, link or fixed-joint frame; empty: the last joint's)")
+                                  description="The recorder's reports (RecordingInfo).")
+    payload_frame: str = Field(
+        '', description='Default payload frame of ``~/identify_payload`` (a joint, link or '
+        'fixed-joint frame of the URDF); empty: the frame of the last joint.')
     payload_reversal_window: NonNegativeFloat = Field(
         PayloadConfig.model_fields['reversal_window'].default,
-        description='s: payload identification leaves out joint equations this close to a '
-                    'velocity reversal')
+        description='``reversal_window`` of payload identifications [s] (``PayloadConfig``: '
+                    'payload identification leaves out joint equations this close to a '
+                    "velocity reversal, since Coulomb friction errors near reversals bias the "
+                    "payload's small inertia); the other settings are the identification's.")
     condition_number_warning: float = Field(
-        1000.0, gt=1, description='the identification diagnostic warns above this condition '
-        'number')
+        1000.0, gt=1, description='The ``identification`` diagnostic warns above this '
+        'condition number of the base regressor (an excitation that separates the parameters '
+        'poorly).')
     relative_error_warning_percent: float = Field(
-        10.0, gt=0, description='%: the identification diagnostic warns above this relative '
-        'error of the fit or validation')
+        10.0, gt=0, description='The ``identification`` diagnostic warns above this relative '
+        'error of the fit or of the first validation [%].')
 
 
 class IdentificationNode(lifecycle.GracefulNode):
@@ -317,8 +288,9 @@ class IdentificationNode(lifecycle.GracefulNode):
         for name, why in result.failures.items():
             self.get_logger().warning(f'payload method {name}: {why}')
         path = Path(request.result_path or str(Path(loaded_bags[0])) + '.payload.yaml')
-        write_payload(path, payload_file(self.robot, result, PayloadData(
-            unloaded=unloaded_bags, loaded=loaded_bags, model=request.model_path or None)))
+        payload_file(self.robot, result, PayloadData(
+            unloaded=unloaded_bags, loaded=loaded_bags, model=request.model_path or None)
+        ).write(path)
         return path.resolve(), result
 
     def identify_friction(self, request: IdentifyFriction.Request) -> tuple:
@@ -367,7 +339,7 @@ class IdentificationNode(lifecycle.GracefulNode):
         for key, why in result.failures.items():
             self.get_logger().warning(f'friction fit {key}: {why}')
         path = Path(request.result_path or str(Path(bags[0])) + '.friction.yaml')
-        write_friction(path, friction_file(result, self.friction_config))
+        friction_file(result, self.friction_config).write(path)
         return path.resolve(), result
 
     async def _one_at_a_time(self, function, *args, name: str):

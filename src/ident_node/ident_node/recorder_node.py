@@ -63,37 +63,25 @@ DRAIN_LIMIT = 10000
 
 
 class RecorderParameters(RecordingConfig, DiagnosticsConfig):
-    """Parameters of the recorder: the options of every bag, where bags go, autostart.
+    """Parameters of the recorder: the options of every bag, where bags go, autostart."""
 
-    Attributes
-    ----------
-    output_dir : str
-        Folder of the bags (``<experiment>_<YYYYmmdd-HHMMSS>[_k]/``), created if missing,
-        relative to the working directory.
-    autostart : bool
-        Start recording at launch, without a call to ``~/start``.
-    autostart_experiment : str
-        Experiment name of the autostarted bag.
-    repair_damaged : bool
-        At start, repair the bags in ``output_dir`` that a killed recorder left unfinished.
-    stream_wait : float
-        ``~/start`` answers once the first joint_states sample is in the bag, or after this
-        long [s] (its message then says that none arrived): a motion started on the answer is
-        recorded from its beginning even when this recorder's subscription is still being
-        matched with the publisher (discovery takes seconds on a busy machine). Also the
-        silence while recording that makes the ``recording`` diagnostic an ERROR.
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    output_dir: str = Field('recordings', description='folder of the bags (created if missing)')
-    autostart: bool = Field(False, description='start recording at launch')
+    output_dir: str = Field(
+        'recordings', description='Folder of the bags '
+        '(``<experiment>_<YYYYmmdd-HHMMSS>[_k]/``), created if missing, relative to the working '
+        'directory.')
+    autostart: bool = Field(False, description='Start recording at launch, without a call to '
+                            '``~/start``.')
     autostart_experiment: str = Field(DEFAULT_EXPERIMENT,
-                                      description='experiment name of the autostarted bag')
-    repair_damaged: bool = Field(True, description='at start, repair the unfinished bags a '
-                                 'killed recorder left in output_dir')
-    stream_wait: PositiveFloat = Field(3.0, description='s ~/start waits for the first '
-                                          'joint_states sample before it answers')
+                                      description='Experiment name of the autostarted bag.')
+    repair_damaged: bool = Field(True, description='At start, repair the bags in '
+                                 '``output_dir`` that a killed recorder left unfinished.')
+    stream_wait: PositiveFloat = Field(
+        3.0, description='``~/start`` answers once the first joint_states sample is in the '
+        'bag, or after this long [s] (its message then says that none arrived): a motion '
+        "started on the answer is recorded from its beginning even when this recorder's "
+        'subscription is still being matched with the publisher (discovery takes seconds on a '
+        'busy machine). Also the silence while recording that makes the ``recording`` '
+        'diagnostic an ERROR.')
 
 
 class RecorderNode(lifecycle.GracefulNode):

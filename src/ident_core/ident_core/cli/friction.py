@@ -16,7 +16,7 @@ from ..estimation.results import read_result
 from ..friction.fit import OPTIMIZERS
 from ..friction.identify import FrictionConfig, identify_friction
 from ..friction.models import FRICTION_MODELS, ORDER, PAPER_MODELS, UNITS, parameter_names
-from ..friction.results import friction_file, write_friction
+from ..friction.results import friction_file
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
 from .progress import progress_bar
@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
         result = identify_friction(robot, data, rigid, args.joints, models, optimizers, config,
                                    validation, progress=bar)
     print_tables(result)
-    out = write_friction(args.out, friction_file(result, config))
+    out = friction_file(result, config).write(args.out)
     print(f'\nfriction written to {out}')
     report_after(args, friction=out, urdf=args.urdf,
                  ignore_urdf_change=args.ignore_urdf_change, recover=args.recover)

@@ -17,7 +17,7 @@ from ..model.robot import load_robot
 from ..payload.frame import payload_frame
 from ..payload.geometry import frame_in_link
 from ..payload.methods import METHODS, PayloadConfig
-from ..payload.results import PayloadData, payload_file, read_payload, write_payload
+from ..payload.results import PayloadData, PayloadFile, payload_file
 from ..payload.urdf import urdf_with_fixed_body
 from .identify import config_from_args
 from .progress import progress_bar
@@ -77,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.from_file:
         if not args.export_urdf:
             raise InputError('--from needs --export-urdf (it only exports an earlier result)')
-        content = read_payload(args.from_file)
+        content = PayloadFile.read(args.from_file)
         print(_export(robot, content, args.export_urdf, args.from_file))
         report_after(args, payload=args.from_file)
         return 0
@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     content = payload_file(robot, result, PayloadData(
         unloaded=[d.source for d in unloaded], loaded=[d.source for d in loaded],
         model=args.model))
-    out = write_payload(args.out, content)
+    out = content.write(args.out)
     print_payload(content)
     if args.export_urdf:
         print(_export(robot, content, args.export_urdf, str(out)))

@@ -141,4 +141,4 @@ def optimize_within_limits(robot: RobotModel, config: ExcitationConfig, limits: 
         raise ExcitationError(f'the optimised trajectory exceeds the limits of this node '
                               f'({problems[0]}); does limits.joints of {config.source} '
                               f'widen a URDF limit?')
-    return result, result.trajectory.save(path)
+    return result, result.trajectory.to_file().write(path)

@@ -93,7 +93,7 @@ def estimate_drive_gains(robot: RobotModel, unloaded: list[Dataset], loaded: lis
     ----------
     .. [1] Gautier M., Briot S., "New method for global identification of the joint drive gains
        of robots using a known payload mass", IEEE/RSJ International Conference on Intelligent
-       Robots and Systems (IROS), San Francisco, 2011.
+       Robots and Systems (IROS), San Francisco, 2011, HAL hal-00609073 (DOI not verified).
     """
     if not known_mass > 0:
         raise InputError(f'--known-mass must be positive, got {known_mass}')

@@ -28,7 +28,7 @@ from ..estimation.results import read_result
 from ..friction.models import LINEAR, JointFriction
 from ..model.robot import RobotModel, load_robot
 from ..payload.frame import payload_frame
-from ..payload.results import PayloadFile, read_payload
+from ..payload.results import PayloadFile
 
 #: Relative error allowed when an identified body is turned into a Pinocchio inertia and back.
 ROUND_TRIP_TOLERANCE = 1e-6
@@ -391,10 +391,10 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
     Raises
     ------
     InputError
-        If neither file is given, or for a bad file (``read_result``, ``read_payload``,
+        If neither file is given, or for a bad file (``read_result``, ``PayloadFile.read``,
         ``dynamic_model_from_result``).
     """
-    payload = None if payload_file is None else read_payload(payload_file)
+    payload = None if payload_file is None else PayloadFile.read(payload_file)
     if model_file is not None:
         return dynamic_model_from_result(read_result(model_file, urdf, ignore_urdf_change),
                                          str(model_file), payload)

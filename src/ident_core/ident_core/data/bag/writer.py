@@ -95,46 +95,27 @@ def _qos(durability: str, depth: int):
 
 
 class RecordingConfig(Schema):
-    """What a recording stores and how it counts lost and late samples.
+    """What a recording stores and how it counts lost and late samples."""
 
-    Parameters
-    ----------
-    joint_states_topic : str
-        sensor_msgs/JointState topic recorded.
-    excitation_topic : str
-        ident_msgs/ExcitationTrajectory topic recorded.
-    nominal_period : float
-        JointState period for counting dropped samples from header-stamp gaps [s]; 0: the
-        median of the first 100 stamp intervals (all of them if fewer).
-    late_threshold : float
-        A JointState received more than this after its header stamp counts as late [s].
-    gap_tolerance : float
-        Time without JointState samples longer than this is a gap, counted as lost [s].
-    lost_warning_fraction : float
-        The recorder warns when more than this fraction of a recording's time is lost, or of
-        its expected samples is missing.
-    flush_period : float
-        Samples are written to the file (a closed MCAP chunk) at least this often: a recorder
-        that is killed loses at most the samples of this last period [s].
-    """
-
-    joint_states_topic: str = Field('/joint_states', description='JointState topic recorded')
+    joint_states_topic: str = Field('/joint_states',
+                                    description='sensor_msgs/JointState topic recorded.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic recorded')
+                                  description='ident_msgs/ExcitationTrajectory topic recorded.')
     nominal_period: NonNegativeFloat = Field(
-        0.001, description='JointState period for counting dropped samples, s (0: the median '
-        'of the first 100 intervals)')
+        0.001, description='JointState period for counting dropped samples from header-stamp '
+        'gaps [s]; 0: the median of the first 100 stamp intervals (all of them if fewer).')
     late_threshold: PositiveFloat = Field(
-        0.05, description='a JointState received more than this after its stamp counts as '
-        'late, s')
+        0.05, description='A JointState received more than this after its header stamp counts '
+        'as late [s].')
     gap_tolerance: PositiveFloat = Field(
-        0.1, description='time without JointState samples longer than this is a gap (lost '
-        'time), s')
+        0.1, description='Time without JointState samples longer than this is a gap, counted '
+        'as lost [s].')
     lost_warning_fraction: confloat(ge=0.0, le=1.0) = Field(
-        0.01, description='warn when more than this fraction of a recording is lost time')
+        0.01, description="The recorder warns when more than this fraction of a recording's "
+        'time is lost, or of its expected samples is missing.')
     flush_period: confloat(gt=0.0, le=10.0) = Field(
-        0.25, description='samples reach the file at least this often; a killed recorder '
-        'loses at most this much, s')
+        0.25, description='Samples are written to the file (a closed MCAP chunk) at least this '
+        'often: a recorder that is killed loses at most the samples of this last period [s].')
 
 
 class BagRecorder:

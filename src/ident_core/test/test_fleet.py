@@ -16,19 +16,12 @@ from fleetfiles import IDENTIFICATION, SCARA, small_fleet
 
 from ident_core.cli import main
 from ident_core.errors import InputError
+from ident_core.fleet import statistics as stats
 from ident_core.fleet.drift import DriftFile
 from ident_core.fleet.engine import identify_fleet
 from ident_core.fleet.hashing import recording_sha256
 from ident_core.fleet.index import FleetIndex
 from ident_core.fleet.manifest import load_fleet
-from ident_core.fleet.statistics import (
-    MAGNITUDE_SCATTER,
-    baseline_scatter,
-    drift_z,
-    is_alert,
-    pooled_scatter,
-    robust_z,
-)
 from ident_core.fleet.tasks import TaskRecord
 from ident_core.model.robot import load_robot
 from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
@@ -222,36 +215,36 @@ def _dataset(robot, duration, seed=0):
 
 # --- statistics ---------------------------------------------------------------------------------
 def test_baseline_scatter_is_the_largest_of_sample_identification_and_floor():
-    assert baseline_scatter([1.0, 2.0, 3.0]) == pytest.approx(1.0)
-    assert baseline_scatter([1.0, 2.0, 3.0], [3.0, 3.0, math.nan]) == pytest.approx(3.0)
-    assert baseline_scatter([2.0, 2.0], [0.1, 0.1], floor=0.5) == pytest.approx(0.5)
+    assert stats.baseline_scatter([1.0, 2.0, 3.0]) == pytest.approx(1.0)
+    assert stats.baseline_scatter([1.0, 2.0, 3.0], [3.0, 3.0, math.nan]) == pytest.approx(3.0)
+    assert stats.baseline_scatter([2.0, 2.0], [0.1, 0.1], floor=0.5) == pytest.approx(0.5)
 
 
 def test_drift_z_in_closed_form():
     # |5 − 2| / sqrt(1² (1 + 1/3) + 0.5²)
-    assert drift_z(5.0, 0.5, 2.0, 1.0, 3) == pytest.approx(3 / math.sqrt(4 / 3 + 0.25))
-    assert drift_z(2.0, math.nan, 2.0, 0.0, 3) == 0.0
-    assert drift_z(2.5, math.nan, 2.0, 0.0, 3) == math.inf
+    assert stats.drift_z(5.0, 0.5, 2.0, 1.0, 3) == pytest.approx(3 / math.sqrt(4 / 3 + 0.25))
+    assert stats.drift_z(2.0, math.nan, 2.0, 0.0, 3) == 0.0
+    assert stats.drift_z(2.5, math.nan, 2.0, 0.0, 3) == math.inf
 
 
 def test_robust_z_finds_the_outlier_against_median_and_mad():
-    median, scale, z = robust_z([1.0, 1.1, 0.9, 1.0, 3.0])
+    median, scale, z = stats.robust_z([1.0, 1.1, 0.9, 1.0, 3.0])
     assert median == 1.0
     assert scale == pytest.approx(1.4826 * 0.1)
     assert z[-1] == pytest.approx(2.0 / (1.4826 * 0.1))
-    assert robust_z([1.0, 1.0, 1.0, 2.0], floor=0.5)[2][-1] == pytest.approx(2.0)
+    assert stats.robust_z([1.0, 1.0, 1.0, 2.0], floor=0.5)[2][-1] == pytest.approx(2.0)
 
 
 def test_pooled_scatter_and_the_scatter_of_a_magnitude():
-    assert pooled_scatter([0.1, 0.2, math.nan], [1.0, 1.0, 1.0]) == \
+    assert stats.pooled_scatter([0.1, 0.2, math.nan], [1.0, 1.0, 1.0]) == \
         pytest.approx(math.sqrt((0.01 + 0.04) / 2))
     # |e|, e ~ N(0, 1): mean sqrt(2/π), standard deviation sqrt(1 − 2/π)
     e = np.abs(np.random.default_rng(0).standard_normal(200_000))
-    assert pytest.approx(e.std() / e.mean(), rel=0.01) == MAGNITUDE_SCATTER
+    assert pytest.approx(e.std() / e.mean(), rel=0.01) == stats.MAGNITUDE_SCATTER
 
 
 def test_an_alert_needs_a_large_and_a_significant_change():
-    assert is_alert(0.25, 1.0, 5.0, 20, 4)
-    assert not is_alert(0.15, 1.0, 50.0, 20, 4)        # significant, small
-    assert not is_alert(0.5, 1.0, 3.0, 20, 4)          # large, within the scatter
-    assert is_alert(-0.3, 1.0, 4.0, 20, 4)             # a fall counts as a rise
+    assert stats.is_alert(0.25, 1.0, 5.0, 20, 4)
+    assert not stats.is_alert(0.15, 1.0, 50.0, 20, 4)        # significant, small
+    assert not stats.is_alert(0.5, 1.0, 3.0, 20, 4)          # large, within the scatter
+    assert stats.is_alert(-0.3, 1.0, 4.0, 20, 4)             # a fall counts as a rise

@@ -60,7 +60,7 @@ def recording_start(path: str | Path) -> tuple[datetime.datetime | None, str]:
     Parameters
     ----------
     path : str or Path
-        A dataset description, an ``.npz``, a rosbag2 folder or ``.mcap``/``.db3`` file.
+        The recording (any kind ``recording_files`` takes).
 
     Returns
     -------

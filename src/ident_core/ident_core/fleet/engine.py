@@ -87,7 +87,7 @@ class Engine:
         Parameters
         ----------
         task : Task
-            The task.
+            Run by ``tasks.run_task`` on a worker.
 
         Returns
         -------

@@ -24,7 +24,7 @@ def file_sha256(path: str | Path) -> str:
     Parameters
     ----------
     path : str or Path
-        The file.
+        A URDF, a result, a data file: read in blocks of ``CHUNK`` bytes.
 
     Returns
     -------
@@ -57,7 +57,7 @@ def recording_sha256(path: str | Path) -> str:
     Returns
     -------
     str
-        Hexadecimal digest.
+        The digest of the files' names (relative to the recording) and bytes, in hexadecimal.
 
     Raises
     ------

@@ -56,7 +56,7 @@ def write_fleet_report(fleet_dir: str | Path, out_dir: str | Path | None = None)
     Raises
     ------
     InputError
-        If fleet.yaml is missing or bad.
+        If FLEET_DIR holds no valid fleet.yaml (``drift.analyse_drift``).
     """
     fleet_dir = Path(fleet_dir)
     analysis = analyse_drift(fleet_dir)

@@ -48,7 +48,7 @@ def reusable(task: Task) -> TaskRecord | None:
     Parameters
     ----------
     task : Task
-        The task.
+        A task about to be offered, its inputs hashed.
 
     Returns
     -------

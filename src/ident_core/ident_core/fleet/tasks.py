@@ -40,7 +40,7 @@ def run_task(task: Task) -> TaskRecord:
     Parameters
     ----------
     task : Task
-        The task.
+        What to run, with the hash of its inputs.
 
     Returns
     -------

@@ -292,8 +292,7 @@ def _robot_series(fleet_dir: Path, robot: RobotIndex) -> list[Series]:
     except InputError:
         kind = robot.urdf
     ok = [(i, r) for i, r in enumerate(robot.recordings) if r.status in ('ok', 'skipped')]
-    base_names = set(robot.baseline.recordings) if robot.baseline.status in ('ok', 'skipped') \
-        else set()
+    base_names = set(robot.baseline.recordings)      # known even if its model failed
     records = {r.name: _read(fleet_dir / robot.name / r.name / RECORD) for _, r in ok}
     checks = {r.name: _read(fleet_dir / robot.name / r.name / VALIDATION) for _, r in ok}
     joints = next((rec.joints for rec in records.values() if rec is not None), [])

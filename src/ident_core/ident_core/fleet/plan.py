@@ -115,15 +115,17 @@ class RobotPlan:
         -------
         list of Task
         """
-        tasks = [self._identify(rec) for rec in self.robot.recordings]
+        new = [self._identify(rec) for rec in self.robot.recordings
+               if ('identify', rec.name) not in self._offered]
         base = self.baseline_recordings()
         if base is not None:
-            tasks.append(self._baseline(base))
+            if ('baseline', BASELINE) not in self._offered:
+                new.append(self._baseline(base))
             done = self.outcomes.get(('baseline', BASELINE))
             if done is not None and done.ok:
-                tasks += [self._validate(rec, base, done.task) for rec in self.robot.recordings
-                          if self._ok('identify', rec.name)]
-        new = [t for t in tasks if (t.kind, t.name) not in self._offered]
+                new += [self._validate(rec, base, done.task) for rec in self.robot.recordings
+                        if ('validate', rec.name) not in self._offered
+                        and self._ok('identify', rec.name)]
         self._offered.update((t.kind, t.name) for t in new)
         return new
 

@@ -15,7 +15,6 @@ import yaml
 
 from .errors import InputError
 
-
 #: The safe loader of libyaml (several times faster: a fleet reads hundreds of records), else
 #: PyYAML's own.
 _LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)

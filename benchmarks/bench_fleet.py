@@ -212,8 +212,9 @@ def run(args, folder: Path) -> int:
           f'{overhead:+.1f} % ({(t1 - in_one) / tasks * 1000:+.0f} ms a task); '
           f'{against_direct:+.1f} % against the direct run')
     print(f'LocalCluster 2 workers:{t2:7.1f} s, {in_two:.1f} s inside the tasks: throughput '
-          f'{speed_up:.2f}× one worker ({speed_up / limit:.0%} of what the machine gives '
-          f'two processes now)')
+          f'{speed_up:.2f}× one worker ({speed_up / limit:.0%} of what the machine gave two '
+          f'processes before); both workers inside a task {in_two / (2 * t2):.0%} of the '
+          f'time (on idle cores: {2 * in_two / (2 * t2):.2f}×)')
     print('peak memory per worker: ' + ', '.join(f'{mb:.0f} MB' for mb in
                                                  [*peak1.values(), *peak2.values()]))
     first = cli(simulated.manifest, folder / 'cli')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import os
 import shutil
 
 import datafiles
@@ -19,7 +20,7 @@ from ident_core.errors import InputError
 from ident_core.fleet import statistics as stats
 from ident_core.fleet.drift import DriftFile
 from ident_core.fleet.engine import identify_fleet
-from ident_core.fleet.hashing import recording_sha256
+from ident_core.fleet.hashing import FileHashes, recording_sha256
 from ident_core.fleet.index import FleetIndex
 from ident_core.fleet.manifest import load_fleet
 from ident_core.fleet.tasks import TaskRecord
@@ -107,7 +108,14 @@ def test_the_hash_covers_the_bytes_a_recording_is_read_from_not_its_place(tmp_pa
     shutil.copytree(description.parent, moved)
     assert recording_sha256(moved / description.name) == digest
     data = description.with_suffix('.npz')
-    data.write_bytes(data.read_bytes())             # touched, same bytes
+    remembered = FileHashes(tmp_path / 'hashes.json')
+    assert recording_sha256(description, remembered) == digest
+    remembered.save()
+    remembered = FileHashes(tmp_path / 'hashes.json')
+    assert recording_sha256(description, remembered) == digest and not remembered.changed
+    stat = data.stat()                              # touched, same bytes: read again
+    os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert recording_sha256(description, remembered) == digest and remembered.changed
     assert recording_sha256(description) == digest
     arrays = dict(np.load(data))
     arrays['torques'][5, 1] += 1e-9
@@ -124,6 +132,7 @@ def test_a_rerun_does_only_new_or_changed_tasks(tmp_path, dask_threads):
     result = out / 'scara1' / 'night03' / 'RESULT.yaml'
     stamp = result.stat().st_mtime_ns
 
+    assert (out / '.file-hashes.json').is_file()
     again = identify_fleet(load_fleet(fleet.manifest), out, scheduler=dask_threads)
     assert (again.ran, again.reused) == (0, 14)
     assert result.stat().st_mtime_ns == stamp

@@ -22,11 +22,14 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..progress import Progress, advance, describe, expect
+from .hashing import FileHashes
 from .index import INDEX, FleetIndex, fleet_index
 from .manifest import Fleet
 from .plan import Outcome, RobotPlan, reusable
 from .records import Task, TaskRecord
 
+#: The file hashes a run remembers for the next, in FLEET_DIR (``hashing.FileHashes``).
+HASHES = '.file-hashes.json'
 #: Retries of a task that raised an unexpected error (a lost worker is not counted here).
 RETRIES = 1
 
@@ -176,7 +179,9 @@ def identify_fleet(fleet: Fleet, out_dir: str | Path, *, scheduler: str | None =
     FleetRun
     """
     out_dir = Path(out_dir)
-    plans = {robot.name: RobotPlan(robot, fleet.manifest, out_dir) for robot in fleet.robots}
+    hashes = FileHashes(out_dir / HASHES)
+    plans = {robot.name: RobotPlan(robot, fleet.manifest, out_dir, hashes)
+             for robot in fleet.robots}
     run = FleetRun(index=None)
     with Engine(scheduler, workers) as engine:
         tasks = {}
@@ -206,6 +211,7 @@ def identify_fleet(fleet: Fleet, out_dir: str | Path, *, scheduler: str | None =
             task = tasks.pop(future.key)
             describe(progress, f'{task.kind} {task.robot}/{task.name}')
             settle(Outcome(task, _record(future, task)))
+    hashes.save()
     run.index = fleet_index(fleet, plans.values())
     run.index.write(out_dir / INDEX)
     return run

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .hashing import combined, file_sha256, recording_sha256
+from .hashing import FileHashes, combined, recording_sha256
 from .manifest import BASELINE, FleetManifest, FleetRobot
 from .records import BASELINE_MODEL, Task, TaskRecord
 
@@ -79,22 +79,26 @@ class RobotPlan:
         Settings of the fleet.
     out_dir : Path
         FLEET_DIR.
+    hashes : FileHashes, optional
+        Remembered file hashes (default: read every file).
     """
 
-    def __init__(self, robot: FleetRobot, manifest: FleetManifest, out_dir: Path):
+    def __init__(self, robot: FleetRobot, manifest: FleetManifest, out_dir: Path,
+                 hashes: FileHashes | None = None):
         self.robot, self.manifest, self.out_dir = robot, manifest, Path(out_dir)
+        self.hashes = hashes or FileHashes()
         self.outcomes: dict[tuple[str, str], Outcome] = {}
         self._offered: set[tuple[str, str]] = set()
         self._settings = [manifest.identification.model_dump(mode='json'),
                           manifest.recordings.model_dump(mode='json')]
         try:
-            self._urdf_sha = file_sha256(robot.urdf)
+            self._urdf_sha = self.hashes.sha256(robot.urdf)
         except InputError:
             self._urdf_sha = ''
         self._data_sha = {}
         for rec in robot.recordings:
             try:
-                self._data_sha[rec.name] = recording_sha256(rec.path)
+                self._data_sha[rec.name] = recording_sha256(rec.path, self.hashes)
             except InputError:
                 self._data_sha[rec.name] = ''
 
@@ -176,7 +180,7 @@ class RobotPlan:
         hashes = [self._data_sha[rec.name]]
         for label, path in models:
             try:
-                hashes.append(f'{label}:{file_sha256(path)}')
+                hashes.append(f'{label}:{self.hashes.sha256(path)}')
             except InputError:
                 hashes.append('')
         return self._task('validate', rec.name, [rec.path], hashes,

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-EXECUTABLE = REPO / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+EXECUTABLE = (REPO / f"install-{os.environ.get('ROS_DISTRO', 'jazzy')}" / 'ident_node' / 'lib'
+              / 'ident_node' / 'recorder_node')   # scripts/env.sh's distribution
 PERIOD_NS = 1_000_000
 TIMEOUT = 30.0                     # s, a guard against a hang
 
@@ -77,7 +78,7 @@ class Rig:
 
 def one_kill(rclpy, context, out: Path, samples: int, params: list[str]) -> dict:
     """Record, SIGKILL after ``samples`` samples, recover; the figures of one run."""
-    from ident_core.data.bag_repair import repair_bag
+    from ident_core.data.bag.repair import repair_bag
     from ident_core.data.readers import read_joint_states
     from ident_core.errors import InputError
     from ident_msgs.srv import StartRecording

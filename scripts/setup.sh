@@ -4,6 +4,8 @@
 # build-<distro>/ and install-<distro>/, so that both distributions can be set up side by side.
 #   bash scripts/setup.sh --lowest: .venv-lowest only (requirements/lowest.txt, no ROS): the core
 #   on the lowest library versions it supports (make test-lowest).
+#   bash scripts/setup.sh --venv-only: .venv-<distro> without the build (CI installs it while
+#   another job runs).
 # Each step is skipped when its inputs are unchanged; stamps are written only on success.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -41,13 +43,16 @@ PY_VER=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 [ "$PY_VER" = 3.11 ] || die "$PY is Python $PY_VER, 3.11 is required (set PYTHON=...)"
 log "python: $(command -v "$PY") ($PY_VER)"
 
-if [ "${1:-}" = --lowest ]; then
-    install_venv .venv-lowest requirements/lowest.txt \
-        "$(sha256sum requirements/lowest.txt | cut -d' ' -f1)" --no-deps
-    log "ok - the core's tests on it: make test-lowest"
-    exit 0
-fi
-[ $# -eq 0 ] || die "unknown argument '$1' (the only one is --lowest)"
+MODE=${1:-}
+case $MODE in
+    ''|--venv-only) ;;
+    --lowest)
+        install_venv .venv-lowest requirements/lowest.txt \
+            "$(sha256sum requirements/lowest.txt | cut -d' ' -f1)" --no-deps
+        log "ok - the core's tests on it: make test-lowest"
+        exit 0 ;;
+    *) die "unknown argument '$MODE' (--lowest or --venv-only)" ;;
+esac
 DISTRO=${ROS_DISTRO:-jazzy}
 case $DISTRO in
     jazzy|kilted) log "ROS 2 $DISTRO" ;;
@@ -68,6 +73,7 @@ REQ_HASH=$(cat requirements/common.txt "$LOCK" | sha256sum | cut -d' ' -f1)
 install_venv "$VENV" "$LOCK" "$REQ_HASH"
 set +u; source "$VENV/bin/activate"; set -u
 python scripts/fix_cmake_exports.py | sed 's/^/[setup] /'
+[ "$MODE" != --venv-only ] || { log "ok - $VENV (not built: --venv-only)"; exit 0; }
 
 # 3. colcon build (only when src/ (launch/, config/ and urdf/ live in src/ident_bringup),
 #    the requirements or the location changed). A fresh build: setuptools never deletes the files

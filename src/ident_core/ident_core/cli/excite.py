@@ -5,8 +5,8 @@
                        [--harmonics N] [--period T] [--seed S] [--budget SECONDS] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
     robot-ident excite --jointwise JOINT [JOINT ...] --urdf URDF [--config CFG] [--hold Q ...]
-                       [--amplitude A_FAST A_SLOW] [--period T_FAST T_SLOW]
-                       [--periods N_FAST N_SLOW] --out FILE.yaml    # '{joint}' in FILE: several
+                       [--amplitude A_FAST A_SLOW] [--cosine-period T_FAST T_SLOW]
+                       [--cosine-periods N_FAST N_SLOW] --out FILE.yaml    # '{joint}' in FILE: several
 """
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ Skipped when ../shared/ros2_src is absent (a user's clone has no ../shared).
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -186,8 +187,9 @@ def test_sim_demo_under_the_real_launch(real_launch_env, tmp_path):
     (the torque estimator included: its model_file is the empty torque_model)."""
     out = tmp_path / 'demo'
     trajectory = REPO / 'config' / 'six_axis_3kg' / 'excitation' / 'optimized.yaml'
+    launch_file = find_launch_file('ident_bringup', 'sim.launch.yaml')
     report, log = _real_launch(
-        _isolated(real_launch_env, tmp_path), find_launch_file('ident_bringup', 'sim.launch.yaml'),
+        _isolated(real_launch_env, tmp_path), tmp_path, launch_file,
         {'demo': 'true', 'output_dir': out, 'identification_periods': 1,
          'identification_trajectory': trajectory}, DEMO_TIMEOUT)
     assert report['returncode'] == 0, log[-6000:]
@@ -201,11 +203,14 @@ def test_sim_demo_under_the_real_launch(real_launch_env, tmp_path):
     assert summary['parameters_message_samples'] > 0          # IdentifiedParameters received
     assert summary['within_3_std'] >= 0.95, (out / 'parameters.txt').read_text()
     assert summary['validation_noise_free']['relative_error_percent'] <= 0.5
-    result = read_result(summary['result'])
     assert Path(summary['result']) == out / 'RESULT.yaml'
-    assert result.robot.name == 'six_axis_3kg'
-    assert len(result.base_parameters) == summary['base_parameters']
+    read_result(out / 'RESULT.yaml')                          # a valid RESULT.yaml
     raw = yaml.safe_load((out / 'RESULT.yaml').read_text())
+    urdf = Path(launch_file).parents[1] / 'urdf'
+    assert raw['robot']['name'] == 'six_axis_3kg'
+    assert raw['robot']['urdf_sha256'] == hashlib.sha256(
+        (urdf / 'six_axis_3kg.urdf').read_bytes()).hexdigest()
+    assert len(raw['base_parameters']) == summary['base_parameters']
     bag = re.escape(summary['bags']['validation'])
     assert re.fullmatch(bag + r'\[/joint_states rows \d+:\d+\]', raw['validation'][0]['data'])
 
@@ -346,62 +351,21 @@ def test_launch_file_resolves_alike_under_the_real_launch(
         assert ['model_file', ['str', args.get('torque_model', '')]] in estimator['parameters']
 
 
-#: What a YAML launch file can say within ident_launch's subset, where launch's semantics are
-#: easy to miss: value typing, escapes, argument order, namespaces, a missing parameter file.
-SEMANTICS = r"""
-launch:
-- arg: {name: early, default: "$(var late)/x"}
-- arg: {name: late, default: L}
-- arg: {name: empty, default: ''}
-- arg: {name: rate, default: '250.0'}
-- arg: {name: ns, default: ''}
-- arg: {name: flag, default: ' TRUE '}
-- node:
-    pkg: ident_sim
-    exec: demo
-    name: typed
-    namespace: $(var ns)
-    args: "--x $(var early) pre$(var rate)post 'q r' \"s t\""
-    param:
-    - {name: plain_number, value: "42"}
-    - {name: plain_quoted, value: "'42'"}
-    - {name: plain_mapping, value: "a: b"}
-    - {name: plain_date, value: "2001-12-14"}
-    - {name: plain_empty, value: ""}
-    - {name: plain_tilde, value: "~"}
-    - {name: escaped, value: 'a\b \$(var empty) c\\d'}
-    - {name: number, value: 7}
-    - {name: sub_float, value: $(var rate)}
-    - {name: sub_empty, value: $(var empty)}
-    - {name: sub_quoted, value: "'$(var rate)'"}
-    - {name: sub_str, type: str, value: $(var rate)}
-    - {name: sub_list, value: "$(var list)"}
-    - {name: ints, value: [1, 2]}
-    - {name: items, value: ["$(var empty)", b, "'$(var rate)'"]}
-    - {name: env, value: "$(env IDENT_LAUNCH_UNSET 'd e')"}
-    - {name: dir, value: "$(dirname)"}
-    - from: $(dirname)/missing.yaml
-    - {name: command, type: str, value: "$(command 'echo a b')"}
-    remap:
-    - {from: a, to: '$(var late)\b'}
-- node: {pkg: ident_sim, exec: demo, name: rooted, namespace: /x/y/, if: $(var flag)}
-- node: {pkg: ident_sim, exec: demo, name: absolute, namespace: /x}
-- node: {pkg: ident_sim, exec: demo, name: skipped, unless: '1'}
-"""
+SEMANTICS = REPO / 'src' / 'ident_launch' / 'test' / 'semantics.launch.yaml'
 
 
 def test_launch_semantics_alike_under_the_real_launch(
         real_launch_env, stand_in_prefix, tmp_path, monkeypatch):
-    """ident_launch gives the nodes what ros2 launch gives them on a file made of the cases
-    where the two disagreed or could (see docs/ros_launch.md#ident_launch)."""
+    """ident_launch gives the nodes what ros2 launch gives them on
+    src/ident_launch/test/semantics.launch.yaml: the cases where the two disagreed or could
+    (docs/ros_launch.md#ident_launch)."""
     monkeypatch.delenv('IDENT_LAUNCH_UNSET', raising=False)
-    launch_file = tmp_path / 'semantics.launch.yaml'
-    launch_file.write_text(SEMANTICS)
-    args = {'late': 'given', 'list': '[a, b]', 'undeclared': '1'}
+    args = {'pkg': 'ident_sim', 'exec': 'demo', 'late': 'given', 'list': '[a, b]',
+            'undeclared': '1'}
     env = dict(real_launch_env)
     env.pop('IDENT_LAUNCH_UNSET', None)
     real, ours, report, variables, warnings = _resolve_both(
-        env, stand_in_prefix, tmp_path, str(launch_file), args)
+        env, stand_in_prefix, tmp_path, str(SEMANTICS), args)
     assert ours == real
     assert variables == {k: v for k, v in report['configurations'].items()
                          if k != 'launch-prefix'}

@@ -487,31 +487,31 @@ def test_bad_param_values(prefix, value, substituted, expected):
     assert "launch[1] (node 'n1')" in msg and 'param[0].value' in msg and expected in msg
 
 
-def test_plain_strings_and_empty_values(prefix):
-    """As under ros2 launch: text without substitutions is a string whatever it looks like
-    (only backslash escapes apply), and a substitution that gives '' gives the empty string
-    (torque_model:='' of the launch files; the "'$(var ...)'" quoting is not needed)."""
-    _, (spec,) = resolve_text(prefix, r'''
-    launch:
-    - arg: {name: empty, default: ""}
-    - node:
-        pkg: fakepkg
-        exec: talker
-        param:
-        - {name: empty, value: ""}
-        - {name: mapping, value: "a: b"}
-        - {name: date, value: "2001-12-14"}
-        - {name: bracket, value: "[1"}
-        - {name: tilde, value: "~"}
-        - {name: escaped, value: 'a\b \$(var empty) c\\d'}
-        - {name: empty_var, value: $(var empty)}
-        - {name: quoted_empty_var, value: "'$(var empty)'"}
-        - {name: empty_item, value: ["$(var empty)", b]}
-    ''')
-    assert p_values(spec.cmd) == {
-        'empty': '', 'mapping': 'a: b', 'date': '2001-12-14', 'bracket': '[1', 'tilde': '~',
-        'escaped': 'ab $(var empty) c\\d', 'empty_var': '', 'quoted_empty_var': '',
-        'empty_item': ['', 'b']}
+def test_launch_semantics(prefix, monkeypatch):
+    """semantics.launch.yaml (also run under the real launch by tests/test_real_launch.py): as
+    under ros2 launch, text without substitutions is a string whatever it looks like (only
+    backslash escapes apply), a substituted value is read as YAML and '' stays '' (the
+    torque_model:='' of the launch files), a given argument is set before the declarations, a
+    missing parameter file is skipped with a warning, a namespace is made absolute."""
+    monkeypatch.delenv('IDENT_LAUNCH_UNSET', raising=False)
+    launch = HERE / 'semantics.launch.yaml'
+    warnings = []
+    variables, specs = description.resolve(description.load(launch), {
+        'pkg': 'fakepkg', 'exec': 'talker', 'late': 'given', 'list': '[a, b]',
+        'undeclared': '1'}, warn=warnings.append)
+    assert variables['early'] == 'given/x' and variables['undeclared'] == '1'
+    assert len(warnings) == 2 and 'missing.yaml' in warnings[1]
+    typed, rooted, absolute = specs
+    assert typed.cmd[1:typed.cmd.index('--ros-args')] == [
+        '--x', 'given/x', 'pre250.0post', 'q r', 's t']
+    assert p_values(typed.cmd) == {
+        'plain_number': '42', 'plain_quoted': "'42'", 'plain_mapping': 'a: b',
+        'plain_date': '2001-12-14', 'plain_empty': '', 'plain_tilde': '~',
+        'escaped': 'ab $(var empty) c\\d', 'number': 7, 'sub_float': 250.0, 'sub_empty': '',
+        'sub_quoted': '250.0', 'sub_str': '250.0', 'sub_list': ['a', 'b'], 'ints': [1, 2],
+        'items': ['', 'b', '250.0'], 'env': 'd e', 'dir': str(HERE), 'command': 'a b\n'}
+    assert '__ns:=/' in typed.cmd and 'a:=givenb' in typed.cmd
+    assert '__ns:=/x/y' in rooted.cmd and '__ns:=/x' in absolute.cmd
 
 
 def test_params_through_rcl(prefix, tmp_path):

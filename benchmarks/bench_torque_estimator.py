@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from ident_core.data.datasets import Dataset
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 from ident_core.estimation.results import result_file, write_result
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.files import read_yaml

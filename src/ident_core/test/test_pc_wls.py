@@ -14,7 +14,8 @@ import pytest
 
 from ident_core.data.datasets import DataWarning
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.estimation.results import read_result, result_file, result_links, write_result
 from ident_core.model.inertial import (
     LinkInertial,

@@ -5,7 +5,8 @@ import pytest
 import yaml
 from helpers import load_error
 
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.estimation.results import read_result, result_file, write_result
 
 

@@ -65,7 +65,8 @@ def arm_log(samples: int):
 
 def urdf_result(path: Path) -> Path:
     """RESULT.yaml of a model identified as exactly the URDF (no friction, no rotor)."""
-    from ident_core.estimation.identification import IdentificationConfig, IdentifiedModel
+    from ident_core.estimation.config import IdentificationConfig
+    from ident_core.estimation.identified_model import IdentifiedModel
     from ident_core.estimation.results import result_file, write_result
     from ident_core.model.base_parameters import compute_base_parameters
     from ident_core.model.regressor import Regressor

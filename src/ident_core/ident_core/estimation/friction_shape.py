@@ -41,9 +41,8 @@ import scipy.optimize
 from ..data.signal_processing import decimate_parallel
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
-from ..optim.evolution import SAGAConfig, minimize
 from .estimators import estimate
-from .identification import filtered_sharp_columns, kept_rows, sharp_columns
+from .regression import filtered_sharp_columns, kept_rows, sharp_columns
 
 #: Grid of vs as a fraction of each actuator's peak speed, and of v_l / vs.
 VS_FRACTIONS = np.geomspace(0.003, 0.3, 12)
@@ -88,6 +87,9 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
     x0, block = problem.start()
     before = problem.block_cost(block)
     if config.friction_search == 'sa-ga':
+        # deliberately lazy: identify (imported by every entry point) loads the GA only here
+        from ..optim.evolution import SAGAConfig, minimize
+
         lower, upper = problem.bounds
         result = minimize(problem.cost, lower, upper,
                           SAGAConfig(population=30, generations=40, stall=10),

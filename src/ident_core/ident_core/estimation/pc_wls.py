@@ -50,8 +50,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.stats
 
-from ..data.datasets import DataWarning
-from ..errors import IdentError, InputError
+from ..errors import DataWarning, IdentError, InputError
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import pseudo_inertia, pseudo_inertia_basis
 from .estimators import Estimate, equation_counts, estimate, r_factor, residual_deviation

@@ -39,7 +39,8 @@ from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
 from ..schema import Matrix, Schema, read_document
-from .identification import IdentificationConfig, IdentifiedModel
+from .config import IdentificationConfig
+from .identified_model import IdentifiedModel
 
 FORMAT = 'robot-ident/result/1'
 

@@ -77,17 +77,17 @@ class FileHashes:
         Parameters
         ----------
         path : str or Path
-            The file.
+            Any file; remembered by its absolute path.
 
         Returns
         -------
         str
-            Hexadecimal digest.
+            As ``file_sha256`` gives it.
 
         Raises
         ------
         InputError
-            If the file cannot be read.
+            If the file is missing or unreadable.
         """
         key = str(Path(path).absolute())
         try:

@@ -69,6 +69,11 @@ class IdentificationConfig(Schema):
         URDF leaves without mass are not bounded.
     com_in_collision_box : bool
         pc-wls: each body's centre of mass inside the box around its collision geometry.
+    torque_delay : {'auto', 'none'} or float
+        Delay of the torques behind the positions [s] (positive: logged late, the torque of
+        time t stamped at t + delay): 'auto' estimates it per recording and compensates it
+        when significant (``delay.estimate_delays``), a number shifts every recording's
+        torques by it, 'none' (or 0) leaves them.
     """
 
     friction: FrictionModel = Field(
@@ -104,6 +109,16 @@ class IdentificationConfig(Schema):
         None, description="pc-wls: body masses within this fraction of the URDF's (unset: free)")
     com_in_collision_box: bool = Field(
         False, description='pc-wls: centres of mass inside the collision geometry boxes')
+    torque_delay: Literal['auto', 'none'] | float = Field(
+        'auto', description="s: delay of the torques behind the positions; auto: estimated per "
+        'recording, compensated when significant; none: left')
+
+    @property
+    def fixed_delay(self) -> float | None:
+        """The torque delay to apply to every recording [s]; None: estimate it ('auto')."""
+        if self.torque_delay == 'auto':
+            return None
+        return 0.0 if self.torque_delay == 'none' else float(self.torque_delay)
 
     @property
     def spec(self) -> RegressorSpec:

@@ -54,11 +54,12 @@ class IdentificationConfig(Schema):
         Relative QR rank tolerance of the base parameters.
     seed : int
         Seed of the random samples for the base parameters.
-    reversal_window : float
+    reversal_window : float or None
         [s]; the equations of a joint within this time of a velocity reversal of an actuator
         acting on it are left out of the estimation (0: keep all). Around a reversal, joints
         stick for a moment and ``fc sign(qd)`` does not hold; the low-pass filter spreads that
-        error over about one cut-off period (``1 / cutoff_hz`` is a good window).
+        error over about one cut-off period. None: one cut-off period, ``1 / cutoff_hz``
+        (``reversal_seconds``).
     prior_weight : float or None
         pc-wls: weight of the prior toward the URDF; None: chosen on held-out data.
     total_mass : float or None
@@ -97,8 +98,9 @@ class IdentificationConfig(Schema):
     rank_tolerance: PositiveFloat = Field(DEFAULT_RANK_TOLERANCE,
                                           description='relative QR rank tolerance')
     seed: int = Field(0, description='seed of the random samples for the base parameters')
-    reversal_window: NonNegativeFloat = Field(
-        0.0, description='s: leave out joint equations this close to a velocity reversal')
+    reversal_window: NonNegativeFloat | None = Field(
+        None, description='s: leave out joint equations this close to a velocity reversal '
+        '(unset: one cut-off period; 0: keep all)')
     prior_weight: PositiveFloat | None = Field(
         None, description='pc-wls: weight of the prior toward the URDF (unset: chosen on '
         'held-out data)')
@@ -112,6 +114,11 @@ class IdentificationConfig(Schema):
     torque_delay: Literal['auto', 'none'] | float = Field(
         'auto', description="s: delay of the torques behind the positions; auto: estimated per "
         'recording, compensated when significant; none: left')
+
+    def reversal_seconds(self, cutoff_hz: float) -> float:
+        """The reversal window [s] at a cut-off [Hz]: ``reversal_window``, or one cut-off
+        period when it is unset."""
+        return 1.0 / cutoff_hz if self.reversal_window is None else self.reversal_window
 
     @property
     def fixed_delay(self) -> float | None:

@@ -262,5 +262,6 @@ def _validation_delay(model: IdentifiedModel, p) -> DelayFit | None:
     factor = p.decimation(model.config.decimate)
     regressor = model.regressor
     w, _ = regression_data(regressor, model.base, p, factor)
+    window = model.config.reversal_seconds(p.cutoff_hz)
     return estimate_delays(w, [torque_signal(p, factor)], [p.source],
-                           p.reversal_mask(regressor.gear, factor, model.config.reversal_window))[0]
+                           p.reversal_mask(regressor.gear, factor, window))[0]

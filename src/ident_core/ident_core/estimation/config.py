@@ -116,13 +116,24 @@ class IdentificationConfig(Schema):
         'recording, compensated when significant; none: left')
 
     def reversal_seconds(self, cutoff_hz: float) -> float:
-        """The reversal window [s] at a cut-off [Hz]: ``reversal_window``, or one cut-off
-        period when it is unset."""
+        """The reversal window at a cut-off.
+
+        Parameters
+        ----------
+        cutoff_hz : float
+            The preprocessing cut-off [Hz].
+
+        Returns
+        -------
+        float
+            ``reversal_window``, or one cut-off period ``1 / cutoff_hz`` when it is unset [s].
+        """
         return 1.0 / cutoff_hz if self.reversal_window is None else self.reversal_window
 
     @property
     def fixed_delay(self) -> float | None:
-        """The torque delay to apply to every recording [s]; None: estimate it ('auto')."""
+        """The torque delay to apply to every recording [s]: ``torque_delay``, 0 for 'none';
+        None for 'auto' (estimate it)."""
         if self.torque_delay == 'auto':
             return None
         return 0.0 if self.torque_delay == 'none' else float(self.torque_delay)

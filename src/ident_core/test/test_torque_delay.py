@@ -1,5 +1,6 @@
 """The delay between torques and positions (issue 29 §3, docs/methods.md §3 *Torque delay*):
-estimated per recording, compensated when significant, in identification and validation.
+estimated per recording, compensated when significant, in identification and validation; and
+the standstill at the ends of a log, left out (§6, *Standstill*).
 
 Ground truth: synthetic runs of the UR5 of ``example-robot-data`` (``sim.synthetic``: RNEA with
 perturbed inertias plus rotor inertia, viscous and Coulomb friction and offsets) at 1 kHz, with
@@ -9,23 +10,31 @@ the motion is computed at twice the rate and the torques taken ``2·lag·rate`` 
 The validation recordings are the noise-free torques of another trajectory, with the same lag.
 """
 import importlib.metadata
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ident_core.data.datasets import Dataset
 from ident_core.estimation.blockwise import reduce
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.delay import DelayFit
 from ident_core.estimation.identification import identify, validate
-from ident_core.estimation.preprocessing import preprocess
+from ident_core.estimation.preprocessing import preprocess, standstill_rows
 from ident_core.estimation.regression import regression_data, torque_signal
 from ident_core.estimation.results import ResultFile, result_file
 from ident_core.model.base_parameters import compute_base_parameters
 from ident_core.model.regressor import Regressor
 from ident_core.model.robot import load_robot
-from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
+from ident_core.model.transmission import Transmission
+from ident_core.sim.synthetic import (
+    fourier_trajectory,
+    perturbed_parameters,
+    simulate_torques,
+    synthetic_dataset,
+)
 
 RATE = 1000.0            # Hz
 FINE = 2                 # the motion at FINE × RATE: lags of half a sample are exact
@@ -127,14 +136,17 @@ def test_a_20_ms_lag_is_found_and_compensated(ur5, lag_free, lag):
 
 
 def test_a_sub_sample_delay_is_found(ur5, lag_free):
-    """2.5 ms at 1 kHz (two and a half samples): found within 0.15 ms, the validation error
-    within 1.2× the lag-free run's. The margin: the Coulomb steps of the synthetic torques
-    fall on whole samples, so half a sample of their timing is lost in the sampling."""
+    """2.5 ms at 1 kHz (two and a half samples): found within 0.15 ms in identification and
+    validation; the model predicts the lag-free torques within 1.2× the lag-free run's error.
+    The margin: the Coulomb steps of the synthetic torques fall on whole samples, so half a
+    sample of their timing is lost in the sampling (which is also why the lagged validation
+    run itself, compensated, is scored 0.049 % rather than 0.041 %)."""
     model, validation = errors(ur5, 0.0025)
     found = delay_of(model)
     print(found, validation.torque_delay)
     assert found['compensated'] and found['delay_s'] == pytest.approx(0.0025, abs=1.5e-4)
-    assert validation.metrics['relative_error_percent'] \
+    assert validation.torque_delay.delay == pytest.approx(0.0025, abs=1.5e-4)
+    assert validate(model, run(ur5, 4, 0.0, noise=False)).metrics['relative_error_percent'] \
         <= 1.2 * lag_free[1].metrics['relative_error_percent']
 
 
@@ -200,3 +212,55 @@ def test_the_torque_signal_at_zero_delay_is_the_regression_torque(six_axis, make
     np.testing.assert_array_equal(torque_signal(p, factor).at(0.0), tau)
     kept = reduce(data, regressor, base, config)
     np.testing.assert_allclose(kept.torque.at(0.0), tau, rtol=0, atol=1e-9 * np.abs(tau).max())
+
+
+def run_from_rest(robot, truth, seed: int, rest: float = 2.0, hold: float = 3.0):
+    """A 100 Hz recording of the robot standing still for ``rest`` seconds, a Fourier motion
+    that starts and ends at rest (its deviation from the mean position faded in and out over
+    a second by a C² smoothstep), then ``rest`` seconds still again; the torques at rest are
+    ``hold`` N·m off the model (static friction, a controller's integrator), 0.05 N·m noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(round((20.0 + 2 * rest) * 100))) / 100
+    q, qd, qdd = fourier_trajectory(robot, t - rest, rng)
+    c = q.mean(axis=0)
+    x = np.clip(np.minimum(t - rest, t[-1] - rest - t), 0.0, 1.0)[:, None]   # fade, [0, 1]
+    side = np.where(t < t[-1] / 2, 1.0, -1.0)[:, None]         # d/dt of the fade's argument
+    e, e1, e2 = (x ** 3 * (10 - 15 * x + 6 * x ** 2), side * 30 * x ** 2 * (1 - x) ** 2,
+                 60 * x * (1 - x) * (1 - 2 * x))
+    u = q - c
+    position, velocity = c + e * u, e1 * u + e * qd
+    tau = simulate_torques(robot, truth, position, velocity, e2 * u + 2 * e1 * qd + e * qdd)
+    still = (t < rest) | (t > t[-1] - rest)
+    effort = tau + np.where(still, 1.0, 0.0)[:, None] * np.where(t < rest, hold, -hold)[:, None]
+    effort = effort + 0.05 * rng.standard_normal(effort.shape)
+    return Dataset(f'from rest {seed}', list(robot.joint_names), t, position, None, effort,
+                   Transmission.identity(robot.n))
+
+
+def test_the_standstill_at_the_ends_of_a_log_is_left_out(six_axis, truth):
+    """Issue 29 §6: two seconds of standstill before and after a motion, held 3 N·m off the
+    model, are left out and said so: the model fits and validates (on another such run) as
+    well as when the standstill holds the model's torque, within 2 % (measured: 0.6 %, 0.1 %);
+    with ``trim_standstill`` off the fit and the validation error grow tenfold (1.6 % → 16 %)."""
+    config = IdentificationConfig(torque_delay='none')
+    padded, other = run_from_rest(six_axis, truth, 3), run_from_rest(six_axis, truth, 4)
+    model = identify(six_axis, [padded], config)
+    (line,) = [x for x in model.stats['preprocessing'] if 'standing still' in x]
+    first, last = (float(x) for x in re.findall(r'the (?:first|last) ([\d.]+) s', line))
+    assert 1.5 < first < 2.0 and 1.5 < last < 2.0, line      # less the filter's margin
+    fair = identify(six_axis, [run_from_rest(six_axis, truth, 3, hold=0.0)], config)
+    errors = {name: (m.stats['relative_error_percent'],
+                     validate(m, other).metrics['relative_error_percent'])
+              for name, m in (('held', model), ('fair', fair))}
+    kept = identify(six_axis, [padded], config.updated(trim_standstill=False))
+    errors['kept'] = (kept.stats['relative_error_percent'],
+                      validate(kept, other).metrics['relative_error_percent'])
+    print(errors)
+    np.testing.assert_allclose(errors['held'], errors['fair'], rtol=0.02)
+    assert not any('standing still' in x for x in kept.stats['preprocessing'])
+    assert min(errors['kept']) > 5 * max(errors['held'])
+
+
+def test_a_log_that_moves_throughout_keeps_every_row(make_synthetic):
+    data = make_synthetic()
+    assert standstill_rows(data.t, data.position, 10.0) == (0, data.samples)

@@ -163,7 +163,7 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
     """
     robot = regressor.robot
     describe(progress, dataset.source)
-    d, tb, cutoff_hz, sharp_hz = time_base(dataset, robot, config)
+    d, tb, cutoff_hz, sharp_hz, notes = time_base(dataset, robot, config)
     fs, order = tb.rate, config.filter_order
     factor = config.decimate or max(1, math.floor(round(0.4 * fs / cutoff_hz, 6)))
     if not (factor == 1 or decimation_is_plain(factor, fs, cutoff_hz)):
@@ -180,6 +180,7 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
     reach = math.ceil(config.reversal_seconds(cutoff_hz) * fs) + 2
     run = _Run(d, tb, regressor, base, config, cutoff_hz, sharp_hz, factor,
                margin=2 * settle + 4 + reach, reach=reach, progress=progress)
+    run.summary += notes
     try:
         run.first_pass()
         parts = [run.kept(segment) for segment in run.segments()]

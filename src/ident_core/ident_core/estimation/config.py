@@ -70,6 +70,11 @@ class IdentificationConfig(Schema):
         URDF leaves without mass are not bounded.
     com_in_collision_box : bool
         pc-wls: each body's centre of mass inside the box around its collision geometry.
+    trim_standstill : bool
+        Leave out the rows before the robot first moves and after it last stops
+        (``preprocessing.standstill_rows``): there the torque holds the joints against static
+        friction, which no friction model of the suite predicts, and a position controller's
+        integrator sets it.
     torque_delay : {'auto', 'none'} or float
         Delay of the torques behind the positions [s] (positive: logged late, the torque of
         time t stamped at t + delay): 'auto' estimates it per recording and compensates it
@@ -111,6 +116,9 @@ class IdentificationConfig(Schema):
         None, description="pc-wls: body masses within this fraction of the URDF's (unset: free)")
     com_in_collision_box: bool = Field(
         False, description='pc-wls: centres of mass inside the collision geometry boxes')
+    trim_standstill: bool = Field(
+        True, description='leave out the rows before the robot first moves and after it last '
+        'stops')
     torque_delay: Literal['auto', 'none'] | float = Field(
         'auto', description="s: delay of the torques behind the positions; auto: estimated per "
         'recording, compensated when significant; none: left')

@@ -209,24 +209,20 @@ def given_delays(sources: list[str], delay: float) -> list[DelayFit]:
 
 
 def estimate_delays(w: np.ndarray, signals: list[TorqueSignal], sources: list[str],
-                    mask: np.ndarray | None = None,
-                    prediction: np.ndarray | None = None) -> list[DelayFit]:
+                    mask: np.ndarray | None = None) -> list[DelayFit]:
     """Estimate the torque delay of each recording jointly with the parameters, and decide
     whether to compensate it (module docstring).
 
     Parameters
     ----------
     w : (N, n, nb) ndarray
-        Stacked base regressor of the recordings, in order; nb may be 0 (``prediction`` given).
+        Stacked base regressor of the recordings, in order.
     signals : list of TorqueSignal
         One per recording; their rows, stacked, are the rows of ``w``.
     sources : list of str
         The recordings' names.
     mask : (N, n) ndarray of bool, optional
         False for joint equations to leave out.
-    prediction : (N, n) ndarray, optional
-        A fixed model's torques (validation of an identified model: only the delays are
-        estimated), subtracted from the measured ones.
 
     Returns
     -------
@@ -244,13 +240,12 @@ def estimate_delays(w: np.ndarray, signals: list[TorqueSignal], sources: list[st
        linear ones solved anew).
     """
     n_rec = len(signals)
-    offset = 0.0 if prediction is None else prediction
     ends = np.cumsum([0] + [len(s.at(0.0)) for s in signals])
     delays = np.zeros(n_rec)
     limit = np.array([s.max_delay for s in signals])
     try:
         for _ in range(MAX_STEPS):
-            tau = _stacked(signals, delays) - offset
+            tau = _stacked(signals, delays)
             dot = _stacked(signals, delays, derivative=True)
             columns = np.zeros((len(tau), tau.shape[1], n_rec))
             for k in range(n_rec):
@@ -264,7 +259,7 @@ def estimate_delays(w: np.ndarray, signals: list[TorqueSignal], sources: list[st
             if np.all(np.abs(step) * np.array([s.fs for s in signals]) < SETTLED_PERIODS):
                 break
         std = est.std[w.shape[2]:]
-        improvement = _improvement(w, signals, delays, offset, mask, ends)
+        improvement = _improvement(w, signals, delays, mask, ends)
     except (IdentError, InputError, np.linalg.LinAlgError) as exc:
         return [DelayFit(s, None, reason=str(exc)) for s in sources]
     return [DelayFit(s, float(d), float(sd), float(g),
@@ -276,14 +271,14 @@ def _stacked(signals: list[TorqueSignal], delays: np.ndarray, derivative: bool =
     return np.concatenate([s.at(float(d), derivative) for s, d in zip(signals, delays)])
 
 
-def _improvement(w, signals, delays, offset, mask, ends) -> np.ndarray:
+def _improvement(w, signals, delays, mask, ends) -> np.ndarray:
     """Per recording, the relative fall of its residual RMS from the fit without delays to the
     fit with them, both weighted by the first fit's residual deviations."""
     rms = []
     weights = None
     for d in (np.zeros_like(delays), delays):
-        tau = _stacked(signals, d) - offset
-        residual = tau if w.shape[2] == 0 else tau - w @ estimate(w, tau, 'wls', mask=mask).values
+        tau = _stacked(signals, d)
+        residual = tau - w @ estimate(w, tau, 'wls', mask=mask).values
         if mask is not None:
             residual = residual * mask
         if weights is None:

@@ -172,12 +172,11 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
         w, tau = regression_data(regressor, base, p, factor)
         advance(progress)
         return KeptRows(d.source, d.samples, factor, None, None, None, tau, None,
-                        p.reversal_mask(regressor.gear, factor,
-                                        config.reversal_seconds(p.cutoff_hz)),
+                        p.reversal_mask(regressor.gear, factor, config.reversal_window),
                         p.summary, w, torque_signal(p, factor) if config.fixed_delay != 0
                         else None)
     settle = max(settling_samples(fs, cutoff_hz, order), settling_samples(fs, sharp_hz, order))
-    reach = math.ceil(config.reversal_seconds(cutoff_hz) * fs) + 2
+    reach = math.ceil(config.reversal_window * fs) + 2
     run = _Run(d, tb, regressor, base, config, cutoff_hz, sharp_hz, factor,
                margin=2 * settle + 4 + reach, reach=reach, progress=progress)
     run.summary += notes
@@ -203,7 +202,7 @@ class _Run:
                  reach, progress=None):
         self.d, self.tb, self.regressor, self.base = d, tb, regressor, base
         self.cutoff_hz, self.sharp_hz, self.factor = cutoff_hz, sharp_hz, factor
-        self.order, self.window = config.filter_order, config.reversal_seconds(cutoff_hz)
+        self.order, self.window = config.filter_order, config.reversal_window
         self.use = config.use_recorded_velocity
         self.keep_torque = config.fixed_delay != 0      # for ``TorqueSignal``
         self.fs = tb.rate

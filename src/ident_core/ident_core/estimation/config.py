@@ -52,13 +52,13 @@ class IdentificationConfig(Schema):
     rank_tolerance: PositiveFloat = Field(
         DEFAULT_RANK_TOLERANCE, description='Relative QR rank tolerance of the base parameters.')
     seed: int = Field(0, description='Seed of the random samples for the base parameters.')
-    reversal_window: NonNegativeFloat | None = Field(
-        None, description='Window around velocity reversals [s]: the equations of a joint '
+    reversal_window: NonNegativeFloat = Field(
+        0.0, description='Window around velocity reversals [s]: the equations of a joint '
         'within this time of a velocity reversal of an actuator acting on it are left out of '
         'the estimation (0: keep all). '
         'Around a reversal, joints stick for a moment and ``fc sign(qd)`` does not hold; the '
-        'low-pass filter spreads that error over about one cut-off period. None (unset): one '
-        'cut-off period, ``1 / cutoff_hz`` (``reversal_seconds``).')
+        'low-pass filter spreads that error over about one cut-off period (``1 / cutoff_hz`` '
+        'is a good window).')
     prior_weight: PositiveFloat | None = Field(
         None, description='pc-wls: weight of the prior toward the URDF; None (unset): chosen '
         'on held-out data.')
@@ -81,21 +81,6 @@ class IdentificationConfig(Schema):
         'late, the torque of time t stamped at t + delay): auto: estimated per recording and '
         'compensated when significant (``delay.estimate_delays``); a number: every '
         "recording's torques shifted by it; none (or 0): left.")
-
-    def reversal_seconds(self, cutoff_hz: float) -> float:
-        """The reversal window at a cut-off.
-
-        Parameters
-        ----------
-        cutoff_hz : float
-            The preprocessing cut-off [Hz].
-
-        Returns
-        -------
-        float
-            ``reversal_window``, or one cut-off period ``1 / cutoff_hz`` when it is unset [s].
-        """
-        return 1.0 / cutoff_hz if self.reversal_window is None else self.reversal_window
 
     @property
     def fixed_delay(self) -> float | None:

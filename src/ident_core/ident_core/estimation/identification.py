@@ -143,8 +143,8 @@ def compensate_delays(stacked: StackedRegression, signals: list[TorqueSignal | N
     Returns
     -------
     stacked : StackedRegression
-        With the torques shifted where a delay is compensated, and one preprocessing line per
-        recording on its delay.
+        With the torques shifted where a delay is compensated, and a preprocessing line on
+        each noteworthy delay (``DelayFit.noteworthy``).
     fits : list of DelayFit
         Per recording (empty with ``torque_delay: none``).
     """
@@ -154,8 +154,8 @@ def compensate_delays(stacked: StackedRegression, signals: list[TorqueSignal | N
     fits = given_delays(sources, delay) if delay is not None else \
         estimate_delays(stacked.w, signals, sources, stacked.mask)
     tau = shifted_rows(signals, fits) if any(f.compensated for f in fits) else stacked.tau
-    return replace(stacked, tau=tau,
-                   preprocessing=stacked.preprocessing + [f.summary() for f in fits]), fits
+    lines = [f.summary() for f in fits if f.noteworthy]
+    return replace(stacked, tau=tau, preprocessing=stacked.preprocessing + lines), fits
 
 
 def _same_transmission(datasets: list[Dataset], robot: RobotModel, transmission: Transmission,
@@ -247,7 +247,7 @@ def validate(model: IdentifiedModel, dataset: Dataset, progress: Progress = None
     return Validation(dataset.source,
                       metrics.all_metrics(predicted, measured, model.robot.effort_limit),
                       p.trimmed(p.t), measured, predicted,
-                      p.summary + ([] if fit is None else [fit.summary()]), fit)
+                      p.summary + ([fit.summary()] if fit and fit.noteworthy else []), fit)
 
 
 def _validation_delay(model: IdentifiedModel, p) -> DelayFit | None:
@@ -262,6 +262,6 @@ def _validation_delay(model: IdentifiedModel, p) -> DelayFit | None:
     factor = p.decimation(model.config.decimate)
     regressor = model.regressor
     w, _ = regression_data(regressor, model.base, p, factor)
-    window = model.config.reversal_seconds(p.cutoff_hz)
     return estimate_delays(w, [torque_signal(p, factor)], [p.source],
-                           p.reversal_mask(regressor.gear, factor, window))[0]
+                           p.reversal_mask(regressor.gear, factor,
+                                           model.config.reversal_window))[0]

@@ -12,6 +12,7 @@ from ..data.datasets import Dataset
 from ..data.plausibility import check_efforts, check_positions
 from ..data.recorded_velocity import check_velocity
 from ..data.signal_processing import differentiate, filter_padding, lowpass
+from ..data.sources import short_source
 from ..data.timing import analyse
 from ..errors import InputError
 from ..model.robot import RobotModel
@@ -296,9 +297,11 @@ def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig)
     if config.trim_standstill:
         start, stop = standstill_rows(d.t, d.position, cutoff_hz, order)
         if (start, stop) != (0, d.samples):
-            notes.append(f'{d.source}: robot standing still: the first '
-                         f'{d.t[start] - d.t[0]:.3g} s and the last {d.t[-1] - d.t[stop - 1]:.3g}'
-                         ' s left out (the torque at rest is held by static friction)')
+            ends = [f'the {end} {seconds:.3g} s' for end, seconds in
+                    (('first', d.t[start] - d.t[0]), ('last', d.t[-1] - d.t[stop - 1]))
+                    if seconds > 0]
+            notes.append(f'{short_source(d.source)}: robot standing still: {" and ".join(ends)}'
+                         ' left out (the torque at rest is held by static friction)')
             d = d.rows(start, stop)
     if config.use_recorded_velocity and d.velocity is None:
         raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')

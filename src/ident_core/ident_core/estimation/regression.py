@@ -251,7 +251,6 @@ def stack_processed(regressor: Regressor, base: BaseParameters, processed: list[
         summary += p.summary
         factors.append(p.decimation(config.decimate))
         parts.append(regression_data(regressor, base, p, factors[-1], payload))
-        masks.append(p.reversal_mask(regressor.gear, factors[-1],
-                                     config.reversal_seconds(p.cutoff_hz)))
+        masks.append(p.reversal_mask(regressor.gear, factors[-1], config.reversal_window))
     w, tau = (np.concatenate(x) for x in zip(*parts))
     return StackedRegression(w, tau, np.concatenate(masks), factors, summary)

@@ -4,7 +4,7 @@ torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
 
     robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
         --data D [--reference TRAJ.yaml [--reference-start S]] [--method kalman|mean5|lowpass|
-        momentum-observer] [--config CONFIG.yaml] --out TORQUES.csv
+        momentum-observer] [--config CONFIG.yaml] [--smooth] --out TORQUES.csv
 """
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--truth', metavar='DIR', help="a simulator's ground-truth folder "
                    '(ground_truth.yaml, truth_log.npz; the recording a rosbag2 of that run): '
                    'adds the true torques to the CSV')
+    p.add_argument('--smooth', action='store_true', help='also smooth the torques over the '
+                   'whole recording (offline analysis: the state Kalman filter and the '
+                   'Rauch–Tung–Striebel smoother), as smoothed_<joint> columns')
     p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
     p.add_argument('--ignore-urdf-change', action='store_true',
@@ -75,7 +78,8 @@ def _run(args: argparse.Namespace) -> int:
         dataset, stamps, reference = _data(args, dm.robot.joint_names)
         truth = None if args.truth is None else load_ground_truth(args.truth)
         bar.set_description(config.method)
-        result = estimate_torques(dm, dataset, config, reference, progress=bar)
+        result = estimate_torques(dm, dataset, config, reference, progress=bar,
+                                  smooth=args.smooth)
     if truth is not None:
         result.true = true_torques(dataset, stamps, truth, dm.robot)[result.rows]
     print_summary(result)
@@ -128,10 +132,14 @@ def print_summary(result: TorqueEstimates) -> None:
     """
     print(f'{result.source}: {len(result.t)} samples, method {result.method}'
           + (f', {result.repeats} repeated stamps left out' if result.repeats else ''))
-    print(f'{"joint":<16}{"RMS(filtered − measured)":>26}{"max |external|":>16}')
-    change = np.sqrt(np.mean((result.filtered - result.measured) ** 2, axis=0))
+    estimates = [('filtered', result.filtered)] + (
+        [] if result.smoothed is None else [('smoothed', result.smoothed)])
+    print(f'{"joint":<16}' + ''.join(f'{f"RMS({kind} − measured)":>26}' for kind, _ in estimates)
+          + f'{"max |external|":>16}')
+    change = [np.sqrt(np.mean((x - result.measured) ** 2, axis=0)) for _, x in estimates]
     for j, name in enumerate(result.joint_names):
-        print(f'{name:<16}{change[j]:>26.4g}{np.abs(result.external[:, j]).max():>16.4g}')
+        print(f'{name:<16}' + ''.join(f'{c[j]:>26.4g}' for c in change)
+              + f'{np.abs(result.external[:, j]).max():>16.4g}')
     if result.noise:
         for key, values in result.noise.items():
             print(f'{key} (estimated): ' + ' '.join(f'{v:.3g}' for v in values))

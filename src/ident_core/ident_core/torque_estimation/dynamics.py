@@ -115,7 +115,8 @@ class DynamicModel:
         return (g.T * slope) @ g
 
 
-def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd) -> np.ndarray:
+def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd,
+                     friction: bool = True) -> np.ndarray:
     """Joint torques of a motion.
 
     Parameters
@@ -126,13 +127,15 @@ def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd) -> np.ndarray
         Its work space; overwritten.
     q, qd, qdd : (n,) ndarray
         Joint positions, velocities and accelerations [rad, rad/s, rad/s² or m, m/s, m/s²].
+    friction : bool
+        Include the friction torque (else: the rigid body and rotor inertia only).
 
     Returns
     -------
     (n,) ndarray
         ``tau`` [N·m or N].
     """
-    tau = pin.rnea(dm.model, data, q, qd, qdd) + dm.friction_torque(qd)
+    tau = pin.rnea(dm.model, data, q, qd, qdd) + (dm.friction_torque(qd) if friction else 0.0)
     if dm.rotor_coupling is not None:
         tau += dm.rotor_coupling @ qdd
     return tau

@@ -16,7 +16,7 @@ import numpy as np
 
 from ident_core.friction.models import Friction, JointFriction
 from ident_core.model.robot import RobotModel, load_robot
-from ident_core.sim.config import SimulatedHardware
+from ident_core.sim.config import ENCODER_RESOLUTION, SimulatedHardware
 from ident_core.sim.simulator import RobotSimulator
 from ident_core.sim.synthetic import fourier_trajectory
 from ident_core.torque_estimation.dynamics import DynamicModel
@@ -27,6 +27,9 @@ ENCODER = 1e-5
 NOISE_SHARE, NOISE_FLOOR = 0.02, 0.1
 #: Resolution of the logged torque [N·m].
 EFFORT_RESOLUTION = 0.02
+#: Resolution of the positions the drive's loop runs on: a 17-bit motor encoder behind 100:1
+#: [rad] (``sim.config.ENCODER_RESOLUTION``).
+DRIVE_ENCODER = ENCODER_RESOLUTION
 
 
 def random_arm(folder: Path, n: int, seed: int) -> RobotModel:
@@ -78,7 +81,8 @@ def random_arm(folder: Path, n: int, seed: int) -> RobotModel:
     return load_robot(path)
 
 
-def simulated_log(robot: RobotModel, seconds: float, seed: int) -> tuple[dict, DynamicModel]:
+def simulated_log(robot: RobotModel, seconds: float, seed: int, motion: int = 0,
+                  drive_encoder: float = DRIVE_ENCODER) -> tuple[dict, DynamicModel]:
     """A noisy log of the arm along a random excitation, and the true robot's model.
 
     Parameters
@@ -88,7 +92,11 @@ def simulated_log(robot: RobotModel, seconds: float, seed: int) -> tuple[dict, D
     seconds : float
         Duration at 1 kHz [s].
     seed : int
-        Seed of the true robot, the trajectory and the noise.
+        Seed of the true robot (bodies perturbed, friction, rotor inertia).
+    motion : int
+        Seed of the trajectory and of the noise, with ``seed``.
+    drive_encoder : float
+        Resolution of the positions the controller runs on [rad or m].
 
     Returns
     -------
@@ -101,25 +109,26 @@ def simulated_log(robot: RobotModel, seconds: float, seed: int) -> tuple[dict, D
     """
     n = robot.n
     rng = np.random.default_rng(seed)
-    t = np.arange(0.0, seconds, 1e-3)
-    q, qd, qdd = fourier_trajectory(robot, t, rng, period=10.0, fill=0.5)
     scale = np.linspace(1.0, 0.3, n)                           # lighter joints, less friction
     fc, fv = rng.uniform(0.5, 2.0, n) * scale, rng.uniform(0.5, 2.0, n) * scale
     friction = Friction(fc, fv, rng.uniform(-0.3, 0.3, n) * scale, np.full(n, 0.001))
     rotor = rng.uniform(0.01, 0.1, n) * scale
+    draws = np.random.default_rng([seed, motion])
+    t = np.arange(round(seconds * 1000)) * 1e-3
+    q, qd, qdd = fourier_trajectory(robot, t, draws, period=10.0, fill=0.5)
     hardware = SimulatedHardware(
         rotor_inertia=rotor, friction=friction, torque_noise_std=np.zeros(n),
         effort_resolution=np.zeros(n), kp=np.full(n, 2500.0), kd=np.full(n, 100.0),
         controller_rotor_inertia=rotor, controller_fc=fc, controller_fv=fv,
-        initial_position=q[0], position_resolution=2 * np.pi / 2 ** 17 / 100, dt=1e-3,
-        seed=seed, perturbation=0.2)
+        initial_position=q[0], position_resolution=drive_encoder, dt=1e-3, seed=seed,
+        perturbation=0.2)
     sim = RobotSimulator(robot, hardware)
     samples = [sim.step(q[k], qd[k], qdd[k]) for k in range(len(t))]
     torque = np.array([s.torque for s in samples])
     position = np.array([s.q for s in samples])
     velocity = np.array([s.qd for s in samples])
     noise = NOISE_SHARE * (torque.max(axis=0) - torque.min(axis=0)) + NOISE_FLOOR
-    effort = torque + noise * rng.standard_normal(torque.shape)
+    effort = torque + noise * draws.standard_normal(torque.shape)
     log = {'t': t, 'position': np.round(position / ENCODER) * ENCODER,
            'effort': np.round(effort / EFFORT_RESOLUTION) * EFFORT_RESOLUTION,
            'torque': torque, 'velocity': velocity, 'noise': noise}

@@ -49,7 +49,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--data', required=True, metavar='DATASET',
                    help='dataset description (.yaml), .npz, or rosbag2 folder/.mcap')
     p.add_argument('--reference', metavar='TRAJ.yaml', help='excitation trajectory the robot '
-                   'tracked (default: the measured motion is the reference)')
+                   'tracked (default: none; the state Kalman filter estimates from the '
+                   'encoders and torques)')
     p.add_argument('--reference-start', type=float, metavar='S', help='time of the start of '
                    "the reference's first period in the recording's time [s] (default for a "
                    "rosbag2: the stamp of its ExcitationTrajectory message)")

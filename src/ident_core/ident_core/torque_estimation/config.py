@@ -30,23 +30,26 @@ class TorqueEstimatorConfig(Schema):
     Parameters
     ----------
     method : {'kalman', 'mean5', 'lowpass', 'momentum-observer'}
-        ``kalman``: the model-based Kalman filter of scara_kalman_torque_estimation_2018;
+        ``kalman``: model-based Kalman filters: without a reference the state filter of the
+        motion and the model error (``state_filter``), with one the filter of
+        scara_kalman_torque_estimation_2018;
         ``mean5``: the mean of the last ``mean_window`` measurements (the paper's baseline,
         eq. (22)); ``lowpass``: a causal Butterworth low-pass; ``momentum-observer``: no
         filtering of the joint torque, the external torque of the momentum observer only
         (which every method gives, from the measured torque).
     linearization : {'reference', 'measured'}
-        Kalman filter: the motion where the inverse dynamics are expanded. ``reference``: the
-        reference of the previous sample, so that the prediction follows the reference's
-        increments; ``measured``: the measured position, its first difference and the
-        acceleration of the forward dynamics under the mean-filtered torque (the paper's
-        eq. (10), (22), (23)). Without a reference both use the measured motion.
+        Kalman filter with a reference: the motion where the inverse dynamics are expanded.
+        ``reference``: the reference of the previous sample, so that the prediction follows the
+        reference's increments; ``measured``: the measured position, its first difference and
+        the acceleration of the forward dynamics under the mean-filtered torque (the paper's
+        eq. (10), (22), (23)).
     initial_covariance : float or list of float
-        ``P0`` [(N·m)²], one, n or n² values.
+        Kalman filter with a reference: ``P0`` [(N·m)²], one, n or n² values.
     process_noise, measurement_noise : 'auto' or float or list of float
-        ``W`` and ``V`` [(N·m)²], one, n or n² values; ``auto``: estimated per joint while
-        filtering, from the auto-covariance of the innovation of the measured increments
-        (``noise.NoiseEstimator``).
+        ``W`` and ``V`` [(N·m)²], one, n or n² values (the state filter takes their
+        diagonals); ``auto``: estimated per joint while filtering (``state_noise``; with a
+        reference, from the auto-covariance of the innovation of the measured increments,
+        ``noise.NoiseEstimator``).
     noise_time_constant : float
         ``auto``: memory of the noise estimates [s].
     mean_window : int

@@ -71,6 +71,11 @@ class DynamicModel:
         """Number of joints."""
         return self.robot.n
 
+    @property
+    def direct(self) -> bool:
+        """Whether every actuator drives its joint alone (``gear`` is the identity)."""
+        return self._direct
+
     def create_data(self) -> pin.Data:
         """A work space for the functions of this module.
 

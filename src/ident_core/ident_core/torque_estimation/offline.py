@@ -88,7 +88,7 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
         Method and settings.
     reference : callable, optional
         ``reference(t)``: the reference motion ``(q, qd, qdd)`` in model joint order at a
-        stamp, or None (then the measured motion is the reference).
+        stamp, or None (then the state filter estimates without one).
     progress : callable or object with ``update(n)``, optional
         Told of the samples done, a block of ``PROGRESS_BLOCK`` at a time; the increments
         sum to the number of samples, twice with ``smooth`` (``ident_core.progress``).

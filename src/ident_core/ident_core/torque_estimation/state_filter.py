@@ -46,15 +46,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import ndtri
 
 from .config import TorqueEstimatorConfig, covariance
 from .dynamics import DynamicModel, inverse_dynamics, inverse_dynamics_derivatives
 from .kalman import GATE
 from .state_noise import StateNoise
 
-#: Probabilists' Gauss–Hermite nodes and weights of the friction's expectation.
-NODES, WEIGHTS = np.polynomial.hermite_e.hermegauss(7)
-WEIGHTS = WEIGHTS / WEIGHTS.sum()
+#: Standard normal quantiles of equal probability (midpoints) over which the friction is
+#: averaged: a step's expectation within 1/len of its height, unlike a Gauss–Hermite rule.
+NODES = ndtri((np.arange(32) + 0.5) / 32)
+#: Their mean square (just below 1), which makes the fitted slope of a line exact.
+SPREAD = float(np.mean(NODES * NODES))
 #: Velocity standard deviation assumed at the first sample for a joint without a finite
 #: velocity limit in the URDF [rad/s or m/s].
 START_VELOCITY = 1.0
@@ -124,6 +127,7 @@ class StateKalmanFilter:
         self.keep, self.step = False, None
         self._x = self._p = None
         size = 4 * n
+        self._f = np.eye(size)
         self._h = np.zeros((2 * n, size))
         self._h[:n, :n] = np.eye(n)
         self._h[n:, 3 * n:] = np.eye(n)
@@ -179,8 +183,10 @@ class StateKalmanFilter:
         weights = np.linalg.solve(s, np.column_stack([innovation, pht.T]))
         correction = pht @ weights[:, 0]
         posterior = x + correction
-        covariance_ = p - pht @ weights[:, 1:]
-        covariance_ = 0.5 * (covariance_ + covariance_.T)
+        gain = weights[:, 1:].T
+        keep = -gain @ h                    # Joseph's form: (I − K H) P (I − K H)ᵀ + K R Kᵀ
+        keep.flat[::len(x) + 1] += 1.0
+        covariance_ = keep @ p @ keep.T + (gain * noise) @ gain.T
         if self.keep:
             self.step = FilterStep(0.0 if first else dt, x, posterior, p, covariance_)
         self._x, self._p = posterior, covariance_
@@ -207,8 +213,9 @@ class StateKalmanFilter:
         """``F x``, ``F P Fᵀ + Q`` over ``dt`` (module docstring); on the way the rigid body's
         Jacobian and the friction at ``F x`` (``Q`` needs the inertia and the friction's
         change)."""
-        n = self.dm.n
-        f = transition(n, dt)
+        n, f = self.dm.n, self._f
+        f.flat[self._block[0, 1]] = f.flat[self._block[1, 2]] = dt    # transition(n, dt)
+        f.flat[self._block[0, 2]] = 0.5 * dt * dt
         x = f @ self._x
         p = f @ self._p @ f.T
         inertia = self._jacobian(x)
@@ -237,10 +244,12 @@ class StateKalmanFilter:
         acceleration may jump by at a reversal (times the inertia), where the drive's friction
         compensation and the friction itself switch at different instants."""
         dm, n, g = self.dm, self.dm.n, self.dm.gear
-        speed = g @ x[n:2 * n]
-        change = dm.friction.torque(np.array([speed, speed + dt * (g @ x[2 * n:3 * n])]))
+        speed, move = x[n:2 * n], dt * x[2 * n:3 * n]
+        if not dm.direct:
+            speed, move = g @ speed, g @ move
+        change = dm.friction.torque(np.array([speed, speed + move]))
         step = change[1] - change[0]
-        return (g.T * g.T) @ (step * step)
+        return step * step if dm.direct else (g.T * g.T) @ (step * step)
 
     def _friction(self, x, p) -> None:
         """The friction's statistical linearisation at the predicted velocity: its torque into
@@ -300,10 +309,10 @@ def uncertain_friction(dm: DynamicModel, qd: np.ndarray, covariance: np.ndarray)
     """Statistical linearisation of the joint friction torque over an uncertain velocity.
 
     Each actuator's velocity is taken as normal around ``G qd`` with the variance
-    ``(G C Gᵀ)_mm``. The expectation of its friction is a Gauss–Hermite quadrature over
-    ``NODES``, the slope of the best linear fit (the derivative of the expectation with respect
-    to the mean velocity) ``E[f(u) (u − ū)] / σ²`` (Stein's identity, exact for a step), and
-    what the line leaves ``var f(u) − (slope σ)²``.
+    ``(G C Gᵀ)_mm``. Over its quantiles ``ū + σ NODES`` come the expectation of its friction,
+    the slope of the best linear fit (the derivative of the expectation with respect to the
+    mean velocity) ``E[f(u) (u − ū)] / σ²`` (Stein's identity, which holds for a step) and
+    what the line leaves, ``var f(u) − (slope σ)²``.
 
     Parameters
     ----------
@@ -330,17 +339,22 @@ def uncertain_friction(dm: DynamicModel, qd: np.ndarray, covariance: np.ndarray)
        Annals of Statistics 9(6):1135–1151, 1981, DOI 10.1214/aos/1176345632 (lemma 1).
     """
     g = dm.gear
-    mean = g @ qd
-    spread = np.sqrt(np.maximum(np.einsum('ij,jk,ik->i', g, covariance, g), 0.0))
+    if dm.direct:
+        mean, spread = qd, np.diag(covariance)
+    else:
+        mean, spread = g @ qd, np.einsum('ij,jk,ik->i', g, covariance, g)
+    spread = np.sqrt(np.maximum(spread, 0.0))
     points = np.empty((len(NODES) + 1, len(mean)))
     points[:-1] = mean + NODES[:, None] * spread
     points[-1] = mean
     values, slopes = dm.friction.torque_and_slope(points)
     values = values[:-1]
-    expected = WEIGHTS @ values
-    moment = (WEIGHTS * NODES) @ values
-    variance = np.maximum(WEIGHTS @ (values * values) - expected * expected - moment * moment,
-                          0.0)
+    expected = values.mean(axis=0)
+    moment = NODES @ values / (len(NODES) * SPREAD)        # slope × σ
+    variance = np.maximum((values * values).mean(axis=0) - expected * expected
+                          - SPREAD * moment * moment, 0.0)
     exact = spread > 0
     slope = np.where(exact, moment / np.where(exact, spread, 1.0), slopes[-1])
+    if dm.direct:
+        return expected, np.diag(slope), variance
     return g.T @ expected, (g.T * slope) @ g, (g.T * g.T) @ variance

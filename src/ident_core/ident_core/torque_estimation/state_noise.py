@@ -5,9 +5,10 @@ The filter (``state_filter``) needs four variances per joint; none is a constant
 robot, so each is measured where the data show it:
 
 * ``R``, the encoder's: an encoder reports multiples of its resolution Δ, whose rounding error
-  is uniform, ``Δ²/12``. Δ is the smallest non-zero step of the positions; positions that are
-  noisy rather than quantised show it in their third difference instead (a smooth motion's is
-  ``jerk·dt³``, nil at a drive's rate), ``var(Δ³q)/20``. The larger of the two.
+  is uniform, ``Δ²/12``. Δ is the smallest non-zero change of the positions or of their steps;
+  positions that are noisy rather than quantised show it in their third difference instead (a
+  smooth motion's is ``jerk·dt³``, nil at a drive's rate), ``var(Δ³q)/20``. The larger of the
+  two.
 * ``V``, the torque measurement's: the second difference of the measured torque removes the
   torque's motion (``τ̈ dt²``, nil at a drive's rate) and leaves ``var(Δ²y) = 6 V``.
 * ``W``, how unpredictably the torque moves the joint (its random-walk increment per sample,
@@ -52,7 +53,11 @@ CLIP = 4.0
 #: Smallest ``W`` and ``W_d`` relative to ``V``, and their start: the filter then follows a
 #: motion that starts after a long rest within a few hundred samples.
 FLOOR = 1e-9
-TINY = np.finfo(float).tiny
+#: Position changes within this many units in the last place are rounding, not motion.
+ROUNDING = 64
+#: Finer than any encoder (2π/2³² ≈ 1.5e-9 rad) [rad or m], and than any drive's torque
+#: reading [N·m or N]: the smallest standard deviations ``R`` and ``V`` are given.
+ENCODER_FLOOR, TORQUE_FLOOR = 1e-9, 1e-6
 
 
 class RunningVariance:
@@ -123,6 +128,7 @@ class StateNoise:
         self._q = self._y = None                                # the last sample's
         self._step = self._slope = self._curvature = None       # its differences
         self._log_w = self._log_wd = None
+        self._start = 0.0
         self._white = np.zeros((WHITE_LAG, n))                  # the last normalised innovations
         self._white_sum = np.zeros(n)
 
@@ -146,29 +152,40 @@ class StateNoise:
         self.count += 1
         if self.count >= 2:
             step = q - self._q
-            magnitude = np.abs(step)
-            np.minimum(self._quantum, np.where(magnitude > 0, magnitude, np.inf),
-                       out=self._quantum)
+            self._smallest(step)
             slope = y - self._y
             if self.count >= 3:
                 self._second.add(slope - self._slope, dt)
                 curvature = step - self._step
+                self._smallest(curvature)
                 if self.count >= 4:
                     self._third.add(curvature - self._curvature, dt)
                 self._curvature = curvature
             self._step, self._slope = step, slope
+        else:
+            self._start = float(np.max(y * y)) + TORQUE_FLOOR ** 2
         self._q, self._y = q, y
+
+    def _smallest(self, change: np.ndarray) -> None:
+        """Keep the smallest position change beyond rounding (steps and their changes are
+        multiples of the resolution: a joint always moving by several counts per sample still
+        changes its step by one now and then)."""
+        size = np.abs(change)
+        beyond = size > ROUNDING * np.spacing(np.abs(self._q))
+        np.minimum(self._quantum, np.where(beyond, size, np.inf), out=self._quantum)
 
     def encoder(self) -> np.ndarray:
         """``R``: (n,) variance of the positions' error [rad² or m²]."""
         rounding = np.where(np.isfinite(self._quantum), self._quantum ** 2 / 12.0, 0.0)
-        return np.maximum(np.maximum(rounding, self._third.value / 20.0), TINY)
+        return np.maximum(np.maximum(rounding, self._third.value / 20.0), ENCODER_FLOOR ** 2)
 
     def measurement(self) -> np.ndarray:
         """``V``: (n,) variance of the torque measurement's noise [(N·m)²]."""
         if self._fixed_v is not None:
             return self._fixed_v
-        return np.maximum(self._second.value / 6.0, TINY)
+        if self.count < 3:          # no second difference yet: as uncertain as the torque
+            return np.full(len(self._second.value), self._start)
+        return np.maximum(self._second.value / 6.0, TORQUE_FLOOR ** 2)
 
     def process(self) -> np.ndarray:
         """``W``: (n,) variance of the torque's unpredicted increment per sample [(N·m)²]."""
@@ -201,7 +218,7 @@ class StateNoise:
         if self.count < 3:                          # no torque noise estimate yet
             return
         rate = max(min(1.0, dt / ADAPT_TIME), 1.0 / self.count)    # Robbins–Monro at the start
-        floor = np.log(FLOOR * self.measurement() + TINY)
+        floor = np.log(FLOOR * self.measurement())
         if self._log_w is None:
             self._log_w, self._log_wd = floor.copy(), floor.copy()
         if self._fixed_w is None:

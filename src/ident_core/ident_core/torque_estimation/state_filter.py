@@ -10,21 +10,20 @@ both measurements see the state:
 
 ``tau`` is the inverse dynamics (12.1), ``F(T)`` the constant-acceleration step over the sample
 interval ``T``, ``w`` per joint of covariance ``S_j Q(T)`` with the jerk density
-``S_j = (W_j + Δf_j²) / (T M_jj²)`` and ``W_d,j`` on ``d``. ``W_j`` is the torque's unpredicted
-increment per sample, ``Δf_j`` the change of the model's friction torque over the predicted
-step (at a reversal the drive's friction compensation and the friction itself switch at
-different instants, and the acceleration jumps meanwhile), ``M_jj`` the joint's inertia.
+``S_j = W_j / (T M_jj²)`` and ``W_d,j`` on ``d``: ``W_j`` is the torque's unpredicted increment
+per sample, ``M_jj`` the joint's inertia.
 
 The extended Kalman filter [2] linearises ``tau`` at the prediction (Pinocchio's RNEA
 derivatives). The friction is linearised statistically over the predicted velocity's
 uncertainty [3] (``uncertain_friction``): its expectation, the slope of its best linear fit and
 the variance that fit leaves (added to ``V``); a Coulomb step the velocity may or may not have
 crossed is then a steep slope through the torque the measurement shows, not a jump at a guessed
-sample. The encoders carry the slow part of the torque through the model (the acceleration of
-quantised positions is precise at low frequency), the torque measurement the fast part and the
-model's error, each weighted by its noise: ``R`` (encoder), ``V`` (torque), ``W`` and ``W_d``,
-all estimated while filtering (``state_noise``). An estimate uses the measurements up to its
-sample.
+sample, and the estimate adds the friction's departure from that line in proportion to its
+share of the torque innovation. The encoders carry the slow part of the torque through the
+model (the acceleration of quantised positions is precise at low frequency), the torque
+measurement the fast part and the model's error, each weighted by its noise: ``R`` (encoder),
+``V`` (torque), ``W`` and ``W_d``, all estimated while filtering (``state_noise``). An estimate
+uses the measurements up to its sample.
 
 A torque innovation beyond ``GATE`` standard deviations (a step the model does not predict)
 raises the prior variances of the joint's acceleration and model error, in proportion to their
@@ -211,16 +210,14 @@ class StateKalmanFilter:
 
     def _predict(self, dt: float):
         """``F x``, ``F P Fᵀ + Q`` over ``dt`` (module docstring); on the way the rigid body's
-        Jacobian and the friction at ``F x`` (``Q`` needs the inertia and the friction's
-        change)."""
+        Jacobian at ``F x`` (``Q`` needs the inertia) and the friction's linearisation."""
         n, f = self.dm.n, self._f
         f.flat[self._block[0, 1]] = f.flat[self._block[1, 2]] = dt    # transition(n, dt)
         f.flat[self._block[0, 2]] = 0.5 * dt * dt
         x = f @ self._x
         p = f @ self._p @ f.T
         inertia = self._jacobian(x)
-        w = self.noise.process() + self._friction_change(x, dt)
-        density = w / (dt * inertia * inertia)
+        density = self.noise.process() / (dt * inertia * inertia)
         values = np.empty((10, n))
         values[:9] = (self._q_factors * dt ** self._q_powers)[:, None] * density
         values[9] = self.noise.model_error()
@@ -238,18 +235,6 @@ class StateKalmanFilter:
         h[n:, n:2 * n] = dqd
         h[n:, 2 * n:3 * n] = dqdd
         return np.diag(dqdd).copy()
-
-    def _friction_change(self, x, dt) -> np.ndarray:
-        """Squared change of each joint's friction torque over the predicted step: what the
-        acceleration may jump by at a reversal (times the inertia), where the drive's friction
-        compensation and the friction itself switch at different instants."""
-        dm, n, g = self.dm, self.dm.n, self.dm.gear
-        speed, move = x[n:2 * n], dt * x[2 * n:3 * n]
-        if not dm.direct:
-            speed, move = g @ speed, g @ move
-        change = dm.friction.torque(np.array([speed, speed + move]))
-        step = change[1] - change[0]
-        return step * step if dm.direct else (g.T * g.T) @ (step * step)
 
     def _friction(self, x, p) -> None:
         """The friction's statistical linearisation at the predicted velocity: its torque into

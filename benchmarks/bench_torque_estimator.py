@@ -4,7 +4,7 @@ DDS, and the estimate without a reference on generated arms.
 
     python benchmarks/bench_torque_estimator.py [--sections 1 2 3 4 5]
 
-1. Core cost per sample of the 3-, 6- and 7-DOF arms (identified-size models with rotor inertia
+1. Core CPU time per sample of the 3-, 6- and 7-DOF arms (identified-size models with rotor inertia
    and improved-Stribeck friction): the paper's Kalman filter's step (prediction with the RNEA
    derivatives, noise estimates, update), the state Kalman filter's step, the whole estimator's
    step without a reference (state filter, momentum observer, input checks) and with one (both
@@ -150,7 +150,8 @@ def timing_model(robot) -> DynamicModel:
 
 
 def section_cost():
-    print('\n1. cost per sample [µs] (fastest of 7 runs of 2000 samples; paper: 76 µs, MATLAB)')
+    print('\n1. CPU time per sample [µs] (fastest of 7 runs of 2000 samples; paper: 76 µs, '
+          'MATLAB)')
     print(f'{"robot":<16}{"DOF":>4}{"paper step":>12}{"state step":>12}{"estimator":>11}'
           f'{"+reference":>12}{"mean5+obs.":>12}')
     for urdf in (REPO / 'urdf' / 'scara_3dof.urdf', REPO / 'urdf' / 'six_axis_3kg.urdf',
@@ -195,12 +196,13 @@ def _estimator_steps(dm, method, t, q, y, refs) -> None:
 
 
 def _best_cost(f, steps) -> float:
-    """µs per sample of the fastest of 7 runs (the least disturbed by other processes)."""
+    """CPU µs per sample of the fastest of 7 runs (the least disturbed by other processes:
+    CPU time, as the machine is shared)."""
     times = []
     for _ in range(7):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         f()
-        times.append((time.perf_counter() - t0) / steps * 1e6)
+        times.append((time.process_time() - t0) / steps * 1e6)
     return min(times)
 
 
@@ -429,7 +431,7 @@ def section_generated():
             for kind, values in ratios.items():
                 worst[name, kind] = max(worst.get((name, kind), 0.0), values.max())
                 print(f'  {name:<12}{kind:<10}' + ' '.join(f'{v:5.2f}' for v in values)
-                      + (f'   ({cost:.0f} µs per sample)' if kind == 'filter' else ''))
+                      + (f'   ({cost:.0f} µs CPU per sample)' if kind == 'filter' else ''))
     print('\nlargest ratio over all arms and joints: '
           + ', '.join(f'{name} {kind} {value:.2f}' for (name, kind), value in worst.items()))
     robot = random_arm(folder, 7, 2)
@@ -461,9 +463,9 @@ def _ratios(robot, dm, log):
     """Filter and smoother RMSE over the 5-sample mean's per joint; the filter's µs per
     sample (the whole estimator)."""
     mean5 = _rmse(_mean5(robot, dm, log), log['torque'])
-    start = time.perf_counter()
+    start = time.process_time()
     result = estimate_torques(dm, _dataset(robot, log), TorqueEstimatorConfig())
-    cost = (time.perf_counter() - start) / len(log['t']) * 1e6
+    cost = (time.process_time() - start) / len(log['t']) * 1e6
     smoothed = estimate_torques(dm, _dataset(robot, log), TorqueEstimatorConfig(),
                                 smooth=True).smoothed
     return {'filter': _rmse(result.filtered, log['torque']) / mean5,

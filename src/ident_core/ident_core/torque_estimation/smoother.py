@@ -44,7 +44,7 @@ def smooth_torques(dm: DynamicModel, config: TorqueEstimatorConfig, dt: np.ndarr
     Parameters
     ----------
     dm : DynamicModel
-        The dynamic model.
+        The model the torques are estimated with.
     config : TorqueEstimatorConfig
         The noise settings (``StateKalmanFilter``).
     dt : (M,) ndarray
@@ -101,25 +101,9 @@ def _backward(dm: DynamicModel, data, steps: list[FilterStep], out: np.ndarray) 
 
 def smoothed_torque(dm: DynamicModel, data, state: np.ndarray, covariance: np.ndarray) \
         -> np.ndarray:
-    """The torque of a state of (12.4): the model's, the friction expected over the velocity's
-    uncertainty, plus the model error.
-
-    Parameters
-    ----------
-    dm : DynamicModel
-        The model.
-    data : pinocchio.Data
-        Its work space; overwritten.
-    state : (4n,) ndarray
-        ``[q, q̇, q̈, d]``.
-    covariance : (4n, 4n) ndarray
-        Its covariance.
-
-    Returns
-    -------
-    (n,) ndarray
-        [N·m or N].
-    """
+    """The torque of a state ``[q, q̇, q̈, d]`` of (12.4) with covariance ``covariance``
+    ((4n,) and (4n, 4n)): the model's (``dm``, its work space ``data`` overwritten), the friction
+    expected over the velocity's uncertainty, plus the model error; (n,) [N·m or N]."""
     n = dm.n
     qd = state[n:2 * n]
     friction = uncertain_friction(dm, qd, covariance[n:2 * n, n:2 * n])[0]

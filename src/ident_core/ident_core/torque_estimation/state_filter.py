@@ -89,7 +89,7 @@ class StateKalmanFilter:
     Parameters
     ----------
     dm : DynamicModel
-        The dynamic model (identified, or a URDF).
+        The model the torques are estimated with (identified, or a URDF).
     config : TorqueEstimatorConfig
         ``process_noise`` and ``measurement_noise`` (``auto``: estimated; numbers: their
         diagonals are ``W`` and ``V``), ``noise_time_constant``.
@@ -146,10 +146,8 @@ class StateKalmanFilter:
 
         Parameters
         ----------
-        q : (n,) ndarray
-            Measured joint positions [rad or m].
-        y : (n,) ndarray
-            Measured joint torques [N·m or N].
+        q, y : (n,) ndarray
+            Measured joint positions [rad or m] and torques [N·m or N].
         dt : float
             Time since the previous sample [s], > 0 (ignored for the first sample).
 

@@ -27,7 +27,13 @@ import numpy as np
 
 from .config import TorqueEstimatorConfig
 from .dynamics import DynamicModel, inverse_dynamics
-from .state_filter import FilterStep, StateKalmanFilter, transition, uncertain_friction
+from .state_filter import (
+    FilterStep,
+    StateKalmanFilter,
+    scaled_solve,
+    transition,
+    uncertain_friction,
+)
 from .state_noise import StateNoise
 
 #: Samples smoothed per backward pass.
@@ -91,8 +97,8 @@ def _backward(dm: DynamicModel, data, steps: list[FilterStep], out: np.ndarray) 
         step = steps[k]
         if k < len(steps) - 1:
             after = steps[k + 1]
-            gain = np.linalg.solve(after.prior_covariance,
-                                   transition(n, after.dt) @ step.covariance).T
+            gain = scaled_solve(after.prior_covariance,
+                                transition(n, after.dt) @ step.covariance).T
             state = step.posterior + gain @ (state - after.prior)
             spread = step.covariance + gain @ (spread - after.prior_covariance) @ gain.T
         if k < len(out):

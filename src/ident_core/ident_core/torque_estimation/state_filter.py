@@ -177,19 +177,20 @@ class StateKalmanFilter:
             self.innovation, self.innovation_variance = innovation[n:], spread
             nis = innovation[:n] ** 2 / s.flat[self._s_index[:n]]
             self.noise.adapt(nis, innovation[n:], spread, dt)
-        weights = np.linalg.solve(s, np.column_stack([innovation, pht.T]))
+        weights = scaled_solve(s, np.column_stack([innovation, pht.T]))
         correction = pht @ weights[:, 0]
         posterior = x + correction
         gain = weights[:, 1:].T
         keep = -gain @ h                    # Joseph's form: (I − K H) P (I − K H)ᵀ + K R Kᵀ
         keep.flat[::len(x) + 1] += 1.0
         covariance_ = keep @ p @ keep.T + (gain * noise) @ gain.T
-        if self.keep:
-            self.step = FilterStep(0.0 if first else dt, x, posterior, p, covariance_)
         self._x, self._p = posterior, covariance_
         # the torque is the state's plus the friction's departure from its linear fit, which
         # the measurement shows too (its share of the innovation)
-        return torque + h[n:] @ correction + self._friction_variance * weights[n:, 0]
+        estimate = torque + h[n:] @ correction + self._friction_variance * weights[n:, 0]
+        if self.keep:
+            self.step = FilterStep(0.0 if first else dt, x, posterior, p, covariance_)
+        return estimate
 
     def _start(self, q, y):
         """The prior of the first sample: at rest where measured, the torque's residual split
@@ -264,6 +265,25 @@ class StateKalmanFilter:
         s = self._h @ pht
         s.flat[self._s_index] += noise
         return p, pht, s
+
+
+def scaled_solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a⁻¹ b`` for a symmetric positive definite ``a`` whose diagonal spans many orders of
+    magnitude (positions in rad², torques in (N·m)²): solved with ``a`` scaled to a unit
+    diagonal, whose condition number is that of the correlations only.
+
+    Parameters
+    ----------
+    a : (m, m) ndarray
+    b : (m,) or (m, k) ndarray
+
+    Returns
+    -------
+    (m,) or (m, k) ndarray
+    """
+    scale = 1.0 / np.sqrt(np.diag(a))
+    column = scale if b.ndim == 1 else scale[:, None]
+    return column * np.linalg.solve(a * np.outer(scale, scale), column * b)
 
 
 def transition(n: int, dt: float) -> np.ndarray:

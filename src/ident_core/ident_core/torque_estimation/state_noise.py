@@ -15,7 +15,9 @@ robot, so each is measured where the data show it:
   ``(N·m)²``, taken through the joint's inertia as the acceleration's): set by covariance
   matching, so that the normalised squared innovations of the positions average 1. Too small a
   ``W`` and the predicted motion lags the encoders (ratio above 1); too large, and it follows
-  their quantisation (below 1).
+  their quantisation (below 1). It is at most the measured torque's own increment, ``var(Δy)``
+  (positions smoother than their resolution, as an interpolating logger leaves them, would
+  otherwise drive it without bound).
 * ``W_d``, how fast the model's torque error drifts: set so that the torque innovations are
   white. A drifting error the filter does not follow shows as positively correlated
   innovations, one it follows too eagerly as negatively correlated ones.
@@ -123,6 +125,7 @@ class StateNoise:
         self.count = 0
         self._fixed_w, self._fixed_v = process_noise, measurement_noise
         self._third = RunningVariance(n, time_constant)        # Δ³q
+        self._first = RunningVariance(n, time_constant)        # Δy
         self._second = RunningVariance(n, time_constant)       # Δ²y
         self._quantum = np.full(n, np.inf)
         self._q = self._y = None                                # the last sample's
@@ -154,6 +157,7 @@ class StateNoise:
             step = q - self._q
             self._smallest(step)
             slope = y - self._y
+            self._first.add(slope, dt)
             if self.count >= 3:
                 self._second.add(slope - self._slope, dt)
                 curvature = step - self._step
@@ -223,7 +227,8 @@ class StateNoise:
             self._log_w, self._log_wd = floor.copy(), floor.copy()
         if self._fixed_w is None:
             self._log_w += rate * (np.minimum(position_nis, NIS_CLIP) - 1.0)
-            np.maximum(self._log_w, floor, out=self._log_w)
+            np.clip(self._log_w, floor, np.log(np.maximum(self._first.value, np.exp(floor))),
+                    out=self._log_w)
         if self.count > WARMUP + WHITE_LAG:
             self._log_wd += rate * correlation
         np.maximum(self._log_wd, floor, out=self._log_wd)

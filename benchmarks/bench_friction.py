@@ -30,12 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from ident_core.data.datasets import Dataset
-from ident_core.estimation.identification import (
-    IdentificationConfig,
-    identify,
-    preprocess,
-    validate,
-)
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
+from ident_core.estimation.preprocessing import preprocess
 from ident_core.excitation.fourier import FourierTrajectory
 from ident_core.excitation.jointwise import friction_constraints, friction_experiment
 from ident_core.friction.identify import FrictionConfig, identify_friction, validation_rss

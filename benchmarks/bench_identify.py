@@ -27,12 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ident_core.estimation.identification import (
-    IdentificationConfig,
-    preprocess,
-    regression_data,
-    run_estimator,
-)
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identified_model import run_estimator
+from ident_core.estimation.preprocessing import preprocess
+from ident_core.estimation.regression import regression_data
 from ident_core.model.base_parameters import compute_base_parameters
 from ident_core.model.regressor import Regressor
 from ident_core.model.robot import load_robot

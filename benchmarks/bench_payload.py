@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from ident_core.data.datasets import Dataset
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.model.inertial import inertia_matrix
 from ident_core.model.robot import load_robot

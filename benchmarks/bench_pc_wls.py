@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import scipy.stats
 
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 from ident_core.model.inertial import pseudo_inertia_basis
 from ident_core.model.robot import load_robot
 from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset

@@ -17,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from ident_core.data.datasets import load_dataset
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.model.robot import load_robot
 from ident_core.threads import limit_blas_threads
 

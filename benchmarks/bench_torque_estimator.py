@@ -49,8 +49,9 @@ import numpy as np
 import scipy.signal
 
 from ident_core.data.datasets import Dataset
-from ident_core.estimation.identification import IdentificationConfig, identify
-from ident_core.estimation.results import result_file, write_result
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
+from ident_core.estimation.results import result_file
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.files import read_yaml
 from ident_core.friction.models import JointFriction
@@ -304,7 +305,7 @@ def section_node(models, seconds: float = 20.0):
     name = 'six_axis_3kg'
     robot, sim, model, _ = models[name]
     folder = REPO / 'output' / 'bench_torque_estimator'
-    result = write_result(folder / 'RESULT.yaml', result_file(model, []))
+    result = result_file(model, []).write(folder / 'RESULT.yaml')
     log = excitation(robot, sim, name, 'validation')
     samples = folder / 'joint_states.npz'
     np.savez(samples, names=np.array(robot.joint_names), position=log['position'],

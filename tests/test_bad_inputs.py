@@ -151,8 +151,6 @@ def _write_broken_csv(edits: dict, path: Path, rec: Recording, t, q, tau) -> Non
     text = path.read_text()
     for old, new in edits.get('replace', []):
         text = text.replace(old, new, 1)
-    if 'truncate' in edits:
-        text = text[:int(len(text) * edits['truncate'])]
     path.write_text(text)
 
 
@@ -161,6 +159,8 @@ def _write_replaced(source: Path, target: Path, edits: dict) -> None:
     for old, new in edits.get('replace', []):
         assert old in text, f'{old!r} not in {source.name}'
         text = text.replace(old, new, 1)
-    if 'truncate' in edits:
-        text = text[:int(len(text) * edits['truncate'])]
+    if 'cut_before' in edits:                 # a file cut at a line, whatever its length
+        line = f"\n{edits['cut_before']}"
+        assert line in text, f'{line!r} not in {source.name}'
+        text = text[:text.index(line) + 1]
     target.write_text(text)

@@ -15,6 +15,8 @@ One subpackage per area of the method (docs/methods.md):
 ``torque_estimation``  joint and external torque estimation (Kalman filter, observers)
 ``monitoring``   the nodes' run-time health (``/diagnostics``): statistics, statuses, limits
 ``report``       the HTML report of an identification, payload, friction or torque estimate
+``workflows``    one function per job (identify, validate, payload, friction, torques, report)
+                 from paths to the files written, shared by the CLI, the nodes and the fleet
 ``cli``          the ``robot-ident`` command, one module per verb
 
 Shared:

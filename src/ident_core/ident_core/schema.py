@@ -8,16 +8,19 @@ for a float; a section left empty in a file (``limits:``) means its defaults.
 """
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 import types
 import typing
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import pydantic
 
 from .errors import InputError
-from .files import read_yaml
+from .files import dump_yaml, read_yaml, write_atomic
 
 
 def _rectangular(rows: list[list[float]]) -> list[list[float]]:
@@ -45,10 +48,22 @@ class _SchemaMeta(type(pydantic.BaseModel)):
 
 class Schema(pydantic.BaseModel, metaclass=_SchemaMeta):
     """Base of every file format and configuration model: strict types, finite numbers, unknown
-    keys refused, instances immutable."""
+    keys refused, instances immutable.
+
+    A field is described in one place: either its ``Field(description=...)`` (the full text,
+    which the ROS nodes also give as the parameter's description) or an entry of the class
+    docstring's Parameters section. Every subclass's docstring gets a Parameters entry
+    ``name : type, default value`` with the description of each described field it does not
+    document itself (``help()``, numpydoc).
+    """
 
     model_config = pydantic.ConfigDict(extra='forbid', strict=True, frozen=True,
                                        allow_inf_nan=False)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs):
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.__doc__ = _with_field_docs(inspect.cleandoc(cls.__doc__ or ''), cls.model_fields)
 
     @pydantic.model_validator(mode='before')
     @classmethod
@@ -86,6 +101,27 @@ class Schema(pydantic.BaseModel, metaclass=_SchemaMeta):
         return new
 
 
+def with_default(model: type[pydantic.BaseModel], name: str, default):
+    """A field of a model with another default, for a subclass that changes only the default.
+
+    Parameters
+    ----------
+    model : type
+        The model that declares the field.
+    name : str
+        The field.
+    default : object
+        The subclass's default.
+
+    Returns
+    -------
+    pydantic.fields.FieldInfo
+        ``Field(default, description=...)`` with the field's description (constraints come with
+        the annotation the subclass repeats).
+    """
+    return pydantic.Field(default, description=model.model_fields[name].description)
+
+
 def _is_section(model, name: str) -> bool:
     """A field holding a model, a mapping or a list, with a default."""
     field = model.model_fields.get(name)
@@ -94,6 +130,68 @@ def _is_section(model, name: str) -> bool:
     annotation = _unwrap(field.annotation)
     return typing.get_origin(annotation) in (list, dict) or (
         isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel))
+
+
+def _with_field_docs(doc: str, fields: dict) -> str:
+    """``doc`` with a Parameters entry for every described field it does not document."""
+    lines = doc.splitlines()
+    headers = [i for i in range(len(lines) - 1)
+               if lines[i].strip() and re.fullmatch(r'-{3,}', lines[i + 1])]
+    start = next((i for i in headers if lines[i] == 'Parameters'), None)
+    end = next((i for i in headers if start is not None and i > start), len(lines))
+    documented = set()
+    if start is not None:
+        for line in lines[start + 2:end]:
+            if line and not line[0].isspace():
+                documented.update(n.strip() for n in line.split(' : ')[0].split(','))
+    entries = [_field_entry(name, field) for name, field in fields.items()
+               if field.description and name not in documented]
+    if not entries:
+        return doc
+    if start is None:                       # a new section before the first one, or at the end
+        end = headers[0] if headers else len(lines)
+        entries = ['Parameters', '----------', *entries]
+    while end > 0 and not lines[end - 1].strip():
+        end -= 1
+    tail = [''] + lines[end:] if end < len(lines) else []
+    while len(tail) > 1 and not tail[1].strip():
+        del tail[1]
+    return '\n'.join([*lines[:end], *([''] if start is None and end else []), *entries, *tail])
+
+
+def _field_entry(name: str, field) -> str:
+    """``name : type, default value`` and the field's description, indented."""
+    if field.is_required():
+        default = ''
+    elif field.default_factory is None and (
+            isinstance(field.default, (bool, int, float, str, type(None)))
+            or isinstance(field.default, (list, tuple)) and len(repr(field.default)) <= 30):
+        default = f', default {field.default!r}'
+    else:
+        default = ', optional'
+    text = '\n'.join(textwrap.fill(' '.join(paragraph.split()), 92, initial_indent='    ',
+                                   subsequent_indent='    ', break_long_words=False,
+                                   break_on_hyphens=False)
+                     for paragraph in field.description.split('\n\n'))
+    return f'{name} : {_type_name(field.annotation)}{default}\n{text}'
+
+
+def _type_name(annotation) -> str:
+    """numpydoc's words for an annotation: ``float or None``, ``list of str``, ``{'a', 'b'}``."""
+    annotation = _unwrap(annotation)
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if _is_union(annotation):
+        members = [_type_name(a) for a in args if a is not type(None)]
+        return ' or '.join(members + ['None'] * (type(None) in args))
+    if origin is Literal:
+        values = ', '.join(map(repr, args))
+        return values if len(args) == 1 else f'{{{values}}}'
+    if origin in (list, tuple, set) and args:
+        return f'{origin.__name__} of {_type_name(args[0])}'
+    if origin is dict and args:
+        return f'dict of {_type_name(args[0])} to {_type_name(args[1])}'
+    return getattr(annotation, '__name__', None) or getattr(annotation, '__forward_arg__', None) \
+        or str(annotation)
 
 
 def parse(model: type[pydantic.BaseModel], data, source: str | Path):
@@ -341,32 +439,95 @@ def checked_array(arr: np.ndarray, shape: tuple, field: str) -> np.ndarray:
     return arr
 
 
-def read_document(path: str | Path, model: type[pydantic.BaseModel], fmt: str, what: str):
-    """Read and validate a robot-ident YAML document with a ``format`` field.
+class Document(Schema):
+    """Base of a YAML file type of the suite: its schema, its format tag, reading and writing.
 
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    model : type of pydantic.BaseModel
-        Its schema.
-    fmt : str
-        The ``format`` it must declare, e.g. ``robot-ident/result/1``.
-    what : str
-        What it is, for messages ("result", "payload file", ...).
+    A file type is one declaration: a subclass whose fields are the file's keys, whose
+    ``format`` field is ``Literal['robot-ident/<kind>/<version>']`` (the tag; required, or with
+    the tag as its default where files without it are accepted) and whose ``kind`` names the
+    file in messages::
 
-    Returns
-    -------
-    pydantic.BaseModel
-        The validated document.
+        class PayloadFile(Document):
+            kind = 'payload file'
+            format: Literal['robot-ident/payload/1']
+            ...
 
-    Raises
-    ------
-    InputError
-        If the file is missing, not YAML, of another format, or a field is missing or wrong
-        (naming the file and the field).
+        content = PayloadFile.read('PAYLOAD.yaml')
+        content.write('copy.yaml')
     """
-    doc = read_yaml(path, f'{what} file' if not what.endswith('file') else what)
-    if not isinstance(doc, dict) or doc.get('format') != fmt:
-        raise InputError(f'{path}: not a robot-ident {what} (format: {fmt} expected)')
-    return parse(model, doc, path)
+
+    #: What the file is, for messages (``'payload file'``, ``'result'``).
+    kind: ClassVar[str] = 'file'
+
+    @classmethod
+    def tag(cls) -> str:
+        """The format tag the file declares.
+
+        Returns
+        -------
+        str
+            The value of the ``format`` field, e.g. ``robot-ident/payload/1``.
+        """
+        return typing.get_args(_unwrap(cls.model_fields['format'].annotation))[0]
+
+    @classmethod
+    def read(cls, path: str | Path):
+        """Read and validate a file.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file.
+
+        Returns
+        -------
+        Document
+            The validated content, an instance of the class it is called on.
+
+        Raises
+        ------
+        InputError
+            If the file is missing, not YAML, of another format (when the tag is required), or
+            a field is missing or wrong (naming the file and the field).
+        """
+        doc = read_yaml(path, _file_noun(cls.kind))
+        if cls.model_fields['format'].is_required() and (
+                not isinstance(doc, dict) or doc.get('format') != cls.tag()):
+            raise InputError(f'{path}: not a robot-ident {cls.kind} (format: {cls.tag()} '
+                             'expected)')
+        return parse(cls, doc, path)
+
+    def plain(self) -> dict:
+        """The content as written: plain Python types, keys in the file's order.
+
+        Returns
+        -------
+        dict
+            ``model_dump()``; a file type may leave out keys (``None`` values it omits).
+        """
+        return self.model_dump()
+
+    def write(self, path: str | Path) -> Path:
+        """Write ``plain()`` as YAML through ``files.write_atomic``.
+
+        Parameters
+        ----------
+        path : str or Path
+            Destination.
+
+        Returns
+        -------
+        Path
+            ``path``.
+
+        Raises
+        ------
+        OSError
+            As ``write_atomic``: ``path`` is then left as it was.
+        """
+        return write_atomic(path, dump_yaml(self.plain()))
+
+
+def _file_noun(kind: str) -> str:
+    """``'result'`` → ``'result file'``; ``'payload file'`` stays."""
+    return kind if kind.endswith('file') else f'{kind} file'

@@ -18,6 +18,8 @@ JOINTS = [f'joint{i}' for i in range(1, 7)]
 DURATION = 20.0        # s
 RATE = 100.0           # Hz
 TORQUE_NOISE = 0.05    # N·m
+EXCITATION_TYPE = 'ident_msgs/msg/ExcitationTrajectory'
+EXCITATION_MSG = REPO / 'src' / 'ident_msgs' / 'msg' / 'ExcitationTrajectory.msg'
 
 
 def write_csv(path: Path, t, q, tau, header: bool = True, joints=JOINTS) -> Path:
@@ -96,16 +98,21 @@ def write_npz(path: Path, dataset, drop=()) -> Path:
 
 
 def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
-                          shuffle_every: int = 0, seed: int = 0) -> Path:
+                          shuffle_every: int = 0, seed: int = 0,
+                          excitation: tuple[float, float, int] | None = None) -> Path:
     """A rosbag2 folder (MCAP storage) with one ``sensor_msgs/msg/JointState`` per sample.
 
     ``shuffle_every``: every k-th message (k > 0) lists the joints in a random order.
     Header stamps are the sample times; receive times lag them by 1–3 ms.
+    ``excitation``: (start [s, dataset time], period [s], periods) of an
+    ``ident_msgs/msg/ExcitationTrajectory`` message on ``/excitation_node/trajectory`` stamped
+    at the start, as the recorder stores the excitation node's description.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
     typestore = get_typestore(Stores.ROS2_KILTED)
+    typestore.register(get_types_from_msg(EXCITATION_MSG.read_text(), EXCITATION_TYPE))
     JointState = typestore.types['sensor_msgs/msg/JointState']
     Header = typestore.types['std_msgs/msg/Header']
     Time = typestore.types['builtin_interfaces/msg/Time']
@@ -131,6 +138,19 @@ def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
                 effort=np.array(dataset.effort[k, order], dtype=float))
             writer.write(conn, stamp + 1_000_000 + int(rng.integers(0, 2_000_000)),
                          typestore.serialize_cdr(msg, msgtype))
+        if excitation is not None:
+            start, period, periods = excitation
+            stamp = t0 + int(round(start * 1e9))
+            n = len(names)
+            msg = typestore.types[EXCITATION_TYPE](
+                header=Header(stamp=Time(sec=stamp // 10**9, nanosec=stamp % 10**9),
+                              frame_id=''),
+                name='test', joint_names=[str(s) for s in names], wf=2 * np.pi / period,
+                harmonics=1, q0=np.zeros(n), a=np.zeros(n), b=np.zeros(n), period=period,
+                periods=periods, stage=1, stages=1)
+            conn = writer.add_connection('/excitation_node/trajectory', EXCITATION_TYPE,
+                                         typestore=typestore)
+            writer.write(conn, stamp, typestore.serialize_cdr(msg, EXCITATION_TYPE))
     return path
 
 

@@ -27,7 +27,8 @@ from datafiles import (
 from ident_core.cli import main
 from ident_core.data.readers import excitation_window
 from ident_core.errors import ExcitationError
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 
 
 def identify_cli(data, tmp_path, *extra, urdf=URDF):

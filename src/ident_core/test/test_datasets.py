@@ -10,7 +10,9 @@ from datafiles import JOINTS, description, write_csv, write_yaml
 
 from ident_core.data.datasets import DataWarning, load_dataset
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, preprocess
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
+from ident_core.estimation.preprocessing import preprocess
 from ident_core.model.transmission import Transmission
 
 

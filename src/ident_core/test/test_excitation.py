@@ -477,7 +477,7 @@ def test_report_margins_objectives_and_yaml_round_trip(runs, tmp_path):
     assert traj.extra['margins'] == result.margins
     assert traj.extra['urdf_sha256'] == problem.robot.urdf_sha256()
     assert 'ga+local' in traj.extra['source'] and '--seed 1' in traj.extra['source']
-    loaded = load_trajectory(traj.save(tmp_path / 'excitation.yaml'))
+    loaded = load_trajectory(traj.to_file().write(tmp_path / 'excitation.yaml'))
     assert loaded.wf == traj.wf and loaded.periods == traj.periods == BASE.get('periods', 4)
     assert loaded.joint_names == traj.joint_names
     for key in ('a', 'b', 'q0'):

@@ -28,7 +28,8 @@ import pytest
 from helpers import ARM6
 
 from ident_core.data.datasets import Dataset
-from ident_core.estimation.identification import IdentificationConfig, identify
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
 from ident_core.excitation.config import config_from_dict
 from ident_core.excitation.optimize import optimize_excitation
 from ident_core.excitation.problem import ExcitationProblem

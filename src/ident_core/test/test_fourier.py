@@ -112,7 +112,7 @@ def test_yaml_round_trip(tmp_path):
              'urdf_sha256': 'ab' * 32}
     traj = FourierTrajectory(JOINTS, 2 * math.pi / 5, TABLE1[:, 0].copy(), TABLE1[:, 1::2].copy(),
                              TABLE1[:, 2::2].copy(), 4, 'table1', dict(extra))
-    path = traj.save(tmp_path / 'excitation.yaml')
+    path = traj.to_file().write(tmp_path / 'excitation.yaml')
     assert path.is_file()
     loaded = load_trajectory(path)
     assert loaded.joint_names == JOINTS

@@ -9,8 +9,9 @@ from helpers import ARM6
 from ident_core.cli import main
 from ident_core.data.datasets import Dataset
 from ident_core.errors import ExcitationError, InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
+from ident_core.estimation.results import read_result, result_file
 from ident_core.excitation.config import default_config
 from ident_core.excitation.constraints import Constraints
 from ident_core.excitation.jointwise import (
@@ -30,7 +31,7 @@ from ident_core.friction.models import (
     friction_torque_only,
     parameter_names,
 )
-from ident_core.friction.results import friction_file, read_friction, write_friction
+from ident_core.friction.results import FrictionFile, friction_file
 from ident_core.friction.samples import RigidBodyModel
 from ident_core.model.robot import load_robot
 from ident_core.model.transmission import Transmission
@@ -194,8 +195,8 @@ def test_identify_friction_writes_and_reads_the_file(arm, limits, tmp_path):
     rss = result.validation_rss[joint]
     assert rss['improved-stribeck'] < rss['stribeck'] < rss['coulomb-viscous']
     assert result.selected[joint].model == 'improved-stribeck'
-    path = write_friction(tmp_path / 'FRICTION.yaml', friction_file(result, config))
-    back = read_friction(path)
+    path = friction_file(result, config).write(tmp_path / 'FRICTION.yaml')
+    back = FrictionFile.read(path)
     assert back.joints[joint].parameters['fc'] == pytest.approx(11.64, rel=0.02)
     assert back.joints[joint].selected.model == 'improved-stribeck'
 
@@ -207,7 +208,7 @@ def test_friction_cli(arm, limits, tmp_path, capsys):
                  'all', '--out', str(out), '--report', str(tmp_path / 'report')]) == 0
     text = capsys.readouterr().out
     assert 'improved-stribeck' in text and 'selected' in text
-    assert read_friction(out).joints[arm.joint_names[0]].parameters['fs'] == pytest.approx(
+    assert FrictionFile.read(out).joints[arm.joint_names[0]].parameters['fs'] == pytest.approx(
         23.19, rel=0.05)
     # the report: the selected model per joint, one figure of curves and samples
     page = (tmp_path / 'report' / 'index.html').read_text()
@@ -241,7 +242,7 @@ def test_jointwise_file_round_trip_and_checks(arm, tmp_path):
         update={'acceleration': 5.0})})
     constraints = Constraints(arm, config)
     experiment = design_jointwise(constraints, arm.joint_names[0])
-    back = load_experiment(experiment.save(tmp_path / 'jw.yaml'))
+    back = load_experiment(experiment.to_file().write(tmp_path / 'jw.yaml'))
     assert isinstance(back, JointwiseExperiment) and back.joint == arm.joint_names[0]
     assert back.cosines == experiment.cosines and 'margins' in back.extra
     fast, slow = experiment.cosines
@@ -336,7 +337,7 @@ def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
     np.testing.assert_allclose(result.friction_shape['v_l'], truth['v_l'], rtol=0.05)
     # the band stays inside the Stribeck region (a wider one left the fs column zero)
     assert np.all(result.friction_shape['v_l'] <= result.friction_shape['vs'])
-    path = write_result(tmp_path / 'RESULT.yaml', result_file(result, []))
+    path = result_file(result, []).write(tmp_path / 'RESULT.yaml')
     back = read_result(path)
     np.testing.assert_allclose(back.friction_shape['v_l'], result.friction_shape['v_l'])
     assert validate(back, check).report()['relative_error_percent'] == pytest.approx(

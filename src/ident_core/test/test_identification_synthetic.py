@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from helpers import ARM6
 
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.model.robot import load_robot
 from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 

@@ -16,14 +16,12 @@ import pytest
 from ident_core.data import readers
 from ident_core.errors import InputError
 from ident_core.estimation import blockwise, estimators
-from ident_core.estimation.identification import (
-    IdentificationConfig,
-    identify,
-    preprocess,
-    run_estimator,
-    stack_kept,
-    stack_processed,
-)
+from ident_core.estimation.blockwise import stack_kept
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify
+from ident_core.estimation.identified_model import run_estimator
+from ident_core.estimation.preprocessing import preprocess
+from ident_core.estimation.regression import stack_processed
 from ident_core.model.base_parameters import compute_base_parameters
 from ident_core.model.regressor import Regressor
 from ident_core.model.robot import load_robot

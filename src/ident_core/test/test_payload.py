@@ -25,7 +25,7 @@ from ident_core.payload.frame import payload_frame
 from ident_core.payload.identify import identify_payload
 from ident_core.payload.methods import PayloadConfig
 from ident_core.payload.parameters import PayloadEstimate, consistent_payload
-from ident_core.payload.results import read_payload
+from ident_core.payload.results import PayloadFile
 from ident_core.sim.synthetic import (
     fourier_trajectory,
     perturbed_parameters,
@@ -251,7 +251,7 @@ def test_cli_writes_payload_yaml_and_urdf(robot, runs, phi, tmp_path, capsys):
     assert code == 0, printed
     page = (tmp_path / 'report' / 'index.html').read_text()
     assert f'<p>{MASS:.4g} kg' in page and page.count('<img src="data:image/png') == 1
-    content = read_payload(out)
+    content = PayloadFile.read(out)
     assert content.selected == 'global' and content.frame == FRAME
     assert set(content.methods) == {'global', 'torque-difference', 'parameter-difference'}
     assert content.mass == pytest.approx(MASS, rel=1e-6)

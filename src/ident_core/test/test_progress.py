@@ -9,7 +9,8 @@ import pytest
 
 from ident_core.cli import main
 from ident_core.estimation import blockwise
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 
 CONFIG = IdentificationConfig(estimator='wls')
 

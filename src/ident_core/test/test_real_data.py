@@ -16,7 +16,8 @@ import yaml
 from helpers import KUKA_DIR, KUKA_MISSING, REPO, TX40_DIR, TX40_MISSING
 
 from ident_core.data.datasets import load_dataset
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.model.robot import load_robot
 
 DATASETS = REPO / 'config' / 'datasets'

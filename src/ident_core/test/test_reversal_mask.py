@@ -5,7 +5,7 @@ import pytest
 
 from ident_core.errors import InputError
 from ident_core.estimation.estimators import estimate
-from ident_core.estimation.identification import Processed
+from ident_core.estimation.preprocessing import Processed
 
 NB = 4
 BETA = np.array([1.0, -2.0, 0.5, 3.0])

@@ -11,7 +11,8 @@ from test_fourier import JOINTS, TABLE1
 
 from ident_core.data.datasets import Dataset
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
 from ident_core.excitation.fourier import FourierTrajectory
 from ident_core.friction.models import Friction
 from ident_core.model.base_parameters import BaseParameters

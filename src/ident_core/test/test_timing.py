@@ -16,15 +16,10 @@ from ident_core.cli import main
 from ident_core.data.datasets import load_dataset
 from ident_core.data.timing import TimeBase, analyse, nominal_period
 from ident_core.errors import InputError
-from ident_core.estimation.identification import (
-    IdentificationConfig,
-    Processed,
-    identify,
-    preprocess,
-    regression_data,
-    trim_samples,
-    validate,
-)
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identification import identify, validate
+from ident_core.estimation.preprocessing import Processed, preprocess, trim_samples
+from ident_core.estimation.regression import regression_data
 from ident_core.model.base_parameters import compute_base_parameters
 from ident_core.model.regressor import Regressor
 from ident_core.model.robot import load_robot

@@ -11,7 +11,8 @@ import scipy.signal
 from test_simulation import config, run, trajectory
 
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, IdentifiedModel
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.identified_model import IdentifiedModel
 from ident_core.friction.models import (
     FRICTION_MODELS,
     JointFriction,
@@ -407,7 +408,8 @@ def test_estimate_torque_with_a_reference_and_settings(csv_case, tmp_path, capsy
     settings = tmp_path / 'estimator.yaml'
     settings.write_text('process_noise: 0.001\nmeasurement_noise: [0.01, 0.01, 0.01, 0.01, '
                         '0.01, 0.01]\ncollision_threshold: 1000.0\n')
-    assert estimate_cli(csv_case.yaml, tmp_path, '--reference', traj.save(tmp_path / 't.yaml'),
+    reference = traj.to_file().write(tmp_path / 't.yaml')
+    assert estimate_cli(csv_case.yaml, tmp_path, '--reference', reference,
                         '--reference-start', 2.0, '--config', settings) == 0
     assert 'method kalman' in capsys.readouterr().out
 

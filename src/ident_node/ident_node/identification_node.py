@@ -46,118 +46,74 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
 from pydantic import Field, NonNegativeFloat
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
 from visualization_msgs.msg import MarkerArray
 
-from ident_core.data.coverage import MIN_COVERAGE
-from ident_core.data.datasets import load_bag
-from ident_core.data.readers import EXCITATION_TOPIC, excitation_window
 from ident_core.errors import InputError
-from ident_core.estimation.identification import IdentificationConfig, identify, validate
-from ident_core.estimation.results import read_result, result_file, result_links, write_result
-from ident_core.friction.fit import OPTIMIZERS as FRICTION_OPTIMIZERS
-from ident_core.friction.identify import FrictionConfig, identify_friction
-from ident_core.friction.models import FRICTION_MODELS, PAPER_MODELS
-from ident_core.friction.results import friction_file, write_friction
-from ident_core.friction.samples import RigidBodyModel
+from ident_core.estimation.config import IdentificationConfig
+from ident_core.estimation.results import result_links
+from ident_core.friction.identify import FrictionConfig
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import identification_status
 from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.payload.frame import payload_frame
 from ident_core.payload.geometry import frame_in_link
-from ident_core.payload.identify import PayloadIdentification, identify_payload
+from ident_core.payload.identify import PayloadIdentification
 from ident_core.payload.methods import PayloadConfig
-from ident_core.payload.results import PayloadData, payload_file, write_payload
+from ident_core.workflows.friction import friction_from_recordings
+from ident_core.workflows.identify import identify_recordings
+from ident_core.workflows.inputs import RecordingOptions
+from ident_core.workflows.payload import payload_from_recordings
 from ident_msgs.msg import FrictionResult, IdentifiedParameters, Payload, RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import (
     friction_result_msg,
+    friction_summary,
     inertia_markers,
     parameters_msg,
     payload_markers,
-    payload_msg,
+    payload_msgs,
+    payload_summary,
 )
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
 from ident_ros.worker import failure_message, in_thread
 
 
-class IdentificationNodeParameters(IdentificationConfig, DiagnosticsConfig):
-    """Parameters of the node: the identification settings plus where the data come from.
+class IdentificationNodeParameters(IdentificationConfig, RecordingOptions, DiagnosticsConfig):
+    """Parameters of the node: the identification settings, how the bags are read
+    (``RecordingOptions``), and where the data come from."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        The robot's URDF (required).
-    joint_states_topic : str
-        JointState topic in the bags.
-    excitation_topic : str
-        ExcitationTrajectory topic in the bags.
-    excitation_window_only : bool
-        Use only the periodic part of the excitation described in the bag.
-    min_coverage : float
-        Smallest fraction of that excitation window the bag's joint states must cover: a
-        recording whose stream stopped is refused below, a gap is a warning above
-        (``ident_core.data.coverage``).
-    recover : bool
-        Read bags that a killed recorder left unfinished up to the damage (with a warning)
-        instead of refusing them (``ident_core.data.bag_repair``).
-    auto_identify : bool
-        Identify every bag the recorder reports closed.
-    write_report : bool
-        Write the HTML report of every identification beside its RESULT.yaml, in
-        ``<stem>_report/index.html`` (``ident_core.report.page.write_report``).
-    recordings_topic : str
-        The recorder's reports.
-    payload_frame : str
-        Default payload frame of ``~/identify_payload`` (a joint, link or fixed-joint frame of
-        the URDF); empty: the frame of the last joint.
-    payload_reversal_window : float
-        ``reversal_window`` of payload identifications [s] (``PayloadConfig``: Coulomb friction
-        errors near reversals bias the payload's small inertia); the other settings are the
-        identification's.
-    condition_number_warning : float
-        The ``identification`` diagnostic warns above this condition number of the base
-        regressor (an excitation that separates the parameters poorly).
-    relative_error_warning_percent : float
-        It warns above this relative error of the fit or of the first validation [%].
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
-    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags')
-    excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic in the bags')
-    excitation_window_only: bool = Field(True, description='use only the periodic part of the '
-                                         'excitation described in the bag')
-    min_coverage: float = Field(MIN_COVERAGE, ge=0, le=1, description='fraction of the '
-                                'excitation window the joint states must cover')
-    recover: bool = Field(False, description='read bags a killed recorder left unfinished up '
-                          'to the damage (with a warning)')
-    auto_identify: bool = Field(False, description='identify every bag the recorder closes')
-    write_report: bool = Field(False, description='write the HTML report of every '
-                               'identification beside its RESULT.yaml (<stem>_report/)')
+    urdf_file: UrdfFile = Field('', description="The robot's URDF (required).")
+    auto_identify: bool = Field(False,
+                                description='Identify every bag the recorder reports closed.')
+    write_report: bool = Field(
+        False, description='Write the HTML report of every identification beside its '
+        'RESULT.yaml, in ``<stem>_report/index.html`` '
+        '(``ident_core.report.page.write_report``).')
     recordings_topic: str = Field('/recorder/recordings',
-                                  description="the recorder's RecordingInfo reports")
-    payload_frame: str = Field('', description='default payload frame of ~/identify_payload '
-                               "(joint, link or fixed-joint frame; empty: the last joint's)")
+                                  description="The recorder's reports (RecordingInfo).")
+    payload_frame: str = Field(
+        '', description='Default payload frame of ``~/identify_payload`` (a joint, link or '
+        'fixed-joint frame of the URDF); empty: the frame of the last joint.')
     payload_reversal_window: NonNegativeFloat = Field(
         PayloadConfig.model_fields['reversal_window'].default,
-        description='s: payload identification leaves out joint equations this close to a '
-                    'velocity reversal')
+        description='``reversal_window`` of payload identifications [s] (``PayloadConfig``: '
+                    'payload identification leaves out joint equations this close to a '
+                    "velocity reversal, since Coulomb friction errors near reversals bias the "
+                    "payload's small inertia); the other settings are the identification's.")
     condition_number_warning: float = Field(
-        1000.0, gt=1, description='the identification diagnostic warns above this condition '
-        'number')
+        1000.0, gt=1, description='The ``identification`` diagnostic warns above this '
+        'condition number of the base regressor (an excitation that separates the parameters '
+        'poorly).')
     relative_error_warning_percent: float = Field(
-        10.0, gt=0, description='%: the identification diagnostic warns above this relative '
-        'error of the fit or validation')
+        10.0, gt=0, description='The ``identification`` diagnostic warns above this relative '
+        'error of the fit or of the first validation [%].')
 
 
 class IdentificationNode(lifecycle.GracefulNode):
@@ -171,6 +127,8 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.p = p
         self.config = IdentificationConfig(**p.model_dump(include=set(
             IdentificationConfig.model_fields)))
+        self.recordings = RecordingOptions(**p.model_dump(include=set(
+            RecordingOptions.model_fields)))
         self.payload_config = PayloadConfig(**{**self.config.model_dump(),
                                                'reversal_window': p.payload_reversal_window})
         # the friction settings are the core's defaults; the recorded velocity is used or not as
@@ -214,7 +172,8 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.get_logger().info(f'ready: {self.robot.model.name}, {self.config}')
 
     def identify(self, bag: str, validation_bags: list[str], result_path: str) -> tuple:
-        """Identify a bag, validate on others and write RESULT.yaml (any thread).
+        """Identify a bag, validate on others and write RESULT.yaml (any thread;
+        ``workflows.identify.identify_recordings``).
 
         Parameters
         ----------
@@ -237,46 +196,21 @@ class IdentificationNode(lifecycle.GracefulNode):
         IdentError
             For a bad recording or settings (the message names the bag and the problem).
         """
-        model = identify(self.robot, [self._load(bag)], self.config)
-        for line in model.stats['preprocessing']:
+        outcome = identify_recordings(self.robot, [bag], self.config,
+                                      validation=validation_bags, recordings=self.recordings,
+                                      out=result_path, report=self.p.write_report)
+        for line in outcome.preprocessing:
             self.get_logger().info(line)
-        validations = []
-        for other in validation_bags:
-            check = validate(model, self._load(other))
-            for line in check.preprocessing:
-                self.get_logger().info(line)
-            validations.append(check.report())
-        path = Path(result_path) if result_path else Path(str(Path(bag)) + '.result.yaml')
-        result = result_file(model, validations)
-        write_result(path, result)
-        if self.p.write_report:
-            self._write_report(path)
-        return path.resolve(), result.model_dump()
-
-    def _write_report(self, result: Path) -> None:
-        """The HTML report of a result (parameter ``write_report``); a report that fails is a
-        warning, the identification stands."""
-        from ident_core.report.page import ReportInputs, report_folder, write_report
-
-        try:
-            page = write_report(report_folder(result), ReportInputs(model=result,
-                                                                    recover=self.p.recover))
-            self.get_logger().info(f'report {page}')
-        except Exception as exc:            # the result is written; the report is an extra
-            self.get_logger().warning(f'no report of {result}: {exc}')
-
-    def _load(self, bag: str, periodic_only: bool = True):
-        """The JointState recording of ``bag``; with ``periodic_only`` (and parameter
-        ``excitation_window_only``) cut to its periodic excitation when the bag holds an
-        ExcitationTrajectory description (approach, stop and rest are left out)."""
-        p = self.p
-        window = excitation_window(Path(bag), p.excitation_topic, recover=p.recover) \
-            if p.excitation_window_only and periodic_only else None
-        return load_bag(bag, p.joint_states_topic, window=window,
-                        min_coverage=p.min_coverage, recover=p.recover)[0]
+        if outcome.report.failure is not None:
+            self.get_logger().warning(f'no report of {outcome.result_path}: '
+                                      f'{outcome.report.failure}')
+        elif outcome.report.page is not None:
+            self.get_logger().info(f'report {outcome.report.page}')
+        return outcome.result_path.resolve(), outcome.content.model_dump()
 
     def identify_payload(self, request: IdentifyPayload.Request) -> tuple:
-        """Identify a payload as a request asks and write PAYLOAD.yaml (any thread).
+        """Identify a payload as a request asks and write PAYLOAD.yaml (any thread;
+        ``workflows.payload.payload_from_recordings``).
 
         Parameters
         ----------
@@ -303,26 +237,20 @@ class IdentificationNode(lifecycle.GracefulNode):
             raise InputError('loaded_bag_paths: give the bags recorded with the payload')
         if not (request.known_mass >= 0 and math.isfinite(request.known_mass)):
             raise InputError(f'known_mass must be >= 0 kg (0: unknown), got {request.known_mass}')
-        method = request.method or 'all'
-        frame = payload_frame(self.robot, request.frame or self.p.payload_frame or None).name
-        loaded_bags = list(request.loaded_bag_paths)
-        unloaded_bags = list(request.unloaded_bag_paths)
-        model = read_result(request.model_path, urdf=self.p.urdf_file) \
-            if request.model_path else None
-        result = identify_payload(
-            self.robot, [self._load(b) for b in loaded_bags], method, frame=frame,
-            unloaded=[self._load(b) for b in unloaded_bags], model=model,
-            config=self.payload_config,
-            known_mass=request.known_mass or None)
-        for name, why in result.failures.items():
+        outcome = payload_from_recordings(
+            self.robot, list(request.loaded_bag_paths), self.payload_config,
+            unloaded=list(request.unloaded_bag_paths), model=request.model_path or None,
+            method=request.method or 'all',
+            frame=request.frame or self.p.payload_frame or None,
+            known_mass=request.known_mass or None, recordings=self.recordings,
+            out=request.result_path)
+        for name, why in outcome.identification.failures.items():
             self.get_logger().warning(f'payload method {name}: {why}')
-        path = Path(request.result_path or str(Path(loaded_bags[0])) + '.payload.yaml')
-        write_payload(path, payload_file(self.robot, result, PayloadData(
-            unloaded=unloaded_bags, loaded=loaded_bags, model=request.model_path or None)))
-        return path.resolve(), result
+        return outcome.payload_path.resolve(), outcome.identification
 
     def identify_friction(self, request: IdentifyFriction.Request) -> tuple:
-        """Identify joint friction as a request asks and write FRICTION.yaml (any thread).
+        """Identify joint friction as a request asks and write FRICTION.yaml (any thread;
+        ``workflows.friction.friction_from_recordings``).
 
         Parameters
         ----------
@@ -345,30 +273,17 @@ class IdentificationNode(lifecycle.GracefulNode):
             For a bad request, recording or model (no bag, unknown model, optimiser or joint, a
             joint that never moves; the message names it), or a model no optimiser could fit.
         """
-        bags = list(request.bag_paths)
-        if not bags:
+        if not request.bag_paths:
             raise InputError('bag_paths: give at least one recording')
-        models = _choice('friction_model', request.friction_model, FRICTION_MODELS,
-                         'improved-stribeck', PAPER_MODELS)
-        optimizers = _choice('optimizer', request.optimizer, FRICTION_OPTIMIZERS, 'lsq',
-                             FRICTION_OPTIMIZERS)
-        if request.model_path:
-            rigid = RigidBodyModel.from_identified(
-                read_result(request.model_path, urdf=self.p.urdf_file), request.model_path)
-        else:
-            rigid = RigidBodyModel.from_urdf(self.robot)
-        validation_bags = list(request.validation_bag_paths)
-        result = identify_friction(
-            self.robot, [self._load(b, periodic_only=False) for b in bags], rigid,
-            joints=list(request.joints) or None, models=models, optimizers=optimizers,
-            config=self.friction_config,
-            validation=[self._load(b, periodic_only=False) for b in validation_bags],
-            progress=_FitLog(self.get_logger()))
-        for key, why in result.failures.items():
+        outcome = friction_from_recordings(
+            list(request.bag_paths), self.friction_config, robot=self.robot,
+            model=request.model_path or None, joints=list(request.joints) or None,
+            friction_model=request.friction_model, optimizer=request.optimizer,
+            validation=list(request.validation_bag_paths), recordings=self.recordings,
+            out=request.result_path, progress=_FitLog(self.get_logger()))
+        for key, why in outcome.identification.failures.items():
             self.get_logger().warning(f'friction fit {key}: {why}')
-        path = Path(request.result_path or str(Path(bags[0])) + '.friction.yaml')
-        write_friction(path, friction_file(result, self.friction_config))
-        return path.resolve(), result
+        return outcome.friction_path.resolve(), outcome.identification
 
     async def _one_at_a_time(self, function, *args, name: str):
         """``function(*args)`` in a worker thread once no other identification runs."""
@@ -404,8 +319,7 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.last_stats = result['identification']
         self.last_validation_error = (float(result['validation'][0]['relative_error_percent'])
                                       if result['validation'] else None)
-        msg = parameters_msg(result, self.get_clock().now().to_msg())
-        msg.result_path = str(path)
+        msg = parameters_msg(result, self.get_clock().now().to_msg(), str(path))
         self.publisher.publish(msg)
         identified = result_links(result)
         self.inertia_marker_publisher.publish(inertia_markers(identified, self.urdf_links))
@@ -444,12 +358,7 @@ class IdentificationNode(lifecycle.GracefulNode):
                                                      name='payload identification')
             self._publish_payload(result, response)
             response.result_path = str(path)
-            chosen = result.result
-            response.success = True
-            response.message = (f'{chosen.mass:.4g} kg by the {result.selected} method '
-                                f'({len(result.estimates)} of '
-                                f'{len(result.estimates) + len(result.failures)} methods '
-                                'succeeded)')
+            response.success, response.message = True, payload_summary(result)
             self.get_logger().info(f'payload in {result.frame.name}: {response.message}, '
                                    f'result {path}')
         except Exception as exc:
@@ -466,9 +375,7 @@ class IdentificationNode(lifecycle.GracefulNode):
             response.selected = msg.joints
             response.result_path = str(path)
             response.success = True
-            response.message = '; '.join(
-                f'{j.joint}: {j.model} by {j.optimizer}, rms {j.rms:.3g} N·m' for j in msg.joints) \
-                + (f' ({len(result.failures)} fit(s) failed)' if result.failures else '')
+            response.message = friction_summary(msg, len(result.failures))
             self.get_logger().info(f'friction identified: {response.message}, result {path}')
         except Exception as exc:
             response.success, response.message = False, failure_message(exc)
@@ -477,10 +384,8 @@ class IdentificationNode(lifecycle.GracefulNode):
 
     def _publish_payload(self, result: PayloadIdentification, response) -> None:
         """Fill the response's messages; publish the selected estimate and its markers."""
-        stamp = self.get_clock().now().to_msg()
-        gains = None if result.drive_gains is None else result.drive_gains.gains
-        response.methods = [payload_msg(e, stamp, gains) for e in result.estimates.values()]
-        response.payload = response.methods[list(result.estimates).index(result.selected)]
+        response.methods, response.payload = payload_msgs(result,
+                                                          self.get_clock().now().to_msg())
         self.payload_publisher.publish(response.payload)
         link, placement = frame_in_link(self.robot, result.frame)
         self.marker_publisher.publish(payload_markers(result.result, link, placement))
@@ -500,19 +405,6 @@ class IdentificationNode(lifecycle.GracefulNode):
             self.finished = True
             return
         self.abandon.set_result('the identification node is shutting down: work abandoned')
-
-
-def _choice(field: str, value: str, names: tuple, default: str, every: tuple) -> tuple:
-    """The names a request field asks for: ``''`` the default, ``'all'`` every one of
-    ``every``; ``InputError`` naming the field for anything not in ``names``."""
-    if not value:
-        return (default,)
-    if value == 'all':
-        return tuple(every)
-    if value not in names:
-        raise InputError(f'{field} {value!r} unknown (choose from {", ".join(names)}, all; '
-                         f'empty: {default})')
-    return (value,)
 
 
 def main(args=None):

@@ -191,7 +191,7 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
     from rclpy.parameter import Parameter
     from visualization_msgs.msg import Marker, MarkerArray
 
-    from ident_core.payload.results import read_payload
+    from ident_core.payload.results import PayloadFile
     from ident_msgs.msg import Payload
     from ident_msgs.srv import IdentifyPayload
     from ident_node.identification_node import IdentificationNode
@@ -232,7 +232,7 @@ def test_identifies_a_payload_publishes_it_and_refuses_a_bad_request(ros, payloa
                      result_path=str(result_path))
         assert reply.success, reply.message
         assert Path(reply.result_path) == result_path.resolve()
-        content = read_payload(result_path)
+        content = PayloadFile.read(result_path)
         assert content.selected == reply.payload.method == 'global'
         assert [m.method for m in reply.methods] == list(content.methods)
         assert {'global', 'parameter-difference', 'torque-difference'} <= set(content.methods)

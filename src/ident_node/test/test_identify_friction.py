@@ -67,7 +67,7 @@ def test_identifies_friction_publishes_it_and_refuses_a_bad_request(ros, bag, tm
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
 
-    from ident_core.friction.results import read_friction
+    from ident_core.friction.results import FrictionFile
     from ident_msgs.msg import FrictionResult
     from ident_msgs.srv import IdentifyFriction
     from ident_node.identification_node import IdentificationNode
@@ -122,7 +122,7 @@ def test_identifies_friction_publishes_it_and_refuses_a_bad_request(ros, bag, tm
         assert all(0 < std[n] < math.inf for n in std if n != 'delta')
         assert 0 < joint.rms < 3 * TORQUE_NOISE and joint.samples > 1000
 
-        content = read_friction(result_path)
+        content = FrictionFile.read(result_path)
         assert list(content.joints) == [MOVING]
         assert content.joints[MOVING].parameters == pytest.approx(values)
         assert content.rigid_body_model.startswith('URDF')

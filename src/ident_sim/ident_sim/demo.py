@@ -30,49 +30,34 @@ from ident_ros.worker import while_served
 
 
 class DemoClientParameters(Schema):
-    """What every demo client has: where its results go and the interfaces it shares.
+    """What every demo client has: where its results go and the interfaces it shares."""
 
-    Attributes
-    ----------
-    output_dir, ground_truth_dir : str
-        Results, and the simulator's ground truth.
-    excitation_action, identify_service : str
-        RunExcitation action and IdentifyRecording service of the graph.
-    server_timeout : float
-        Time to wait for each server [s].
-    """
-
-    output_dir: str = Field('output/demo', description='results')
+    output_dir: str = Field('output/demo', description='Folder of the results.')
     ground_truth_dir: str = Field('output/demo/ground_truth',
-                                  description="the simulator's ground truth")
-    excitation_action: str = Field('/excitation_node/run', description='RunExcitation action')
+                                  description="Folder of the simulator's ground truth.")
+    excitation_action: str = Field('/excitation_node/run',
+                                   description='RunExcitation action of the graph.')
     identify_service: str = Field('/identification_node/identify',
-                                  description='IdentifyRecording service')
-    server_timeout: PositiveFloat = Field(30.0, description='s to wait for each server')
+                                  description='IdentifyRecording service of the graph.')
+    server_timeout: PositiveFloat = Field(30.0, description='Time to wait for each server [s].')
 
 
 class DemoParameters(DemoClientParameters):
-    """Parameters of the demo client (and those of ``DemoClientParameters``).
+    """Parameters of the demo client (and those of ``DemoClientParameters``)."""
 
-    Attributes
-    ----------
-    identification_trajectory, validation_trajectory : str
-        Trajectory files of the two experiments.
-    identification_periods : int
-        Periods of the identification experiment (0: as in its file).
-    parameters_topic, ground_truth_service, excitation_topic : str
-        Interfaces of the graph.
-    """
-
-    identification_trajectory: str = Field('', description='trajectory file to identify on')
-    identification_periods: NonNegativeInt = Field(0, description='periods (0: as in the file)')
-    validation_trajectory: str = Field('', description='trajectory file to validate on')
+    identification_trajectory: str = Field(
+        '', description='Trajectory file of the identification experiment.')
+    identification_periods: NonNegativeInt = Field(
+        0, description='Periods of the identification experiment (0: as in its file).')
+    validation_trajectory: str = Field('', description='Trajectory file of the validation '
+                                       'experiment.')
     parameters_topic: str = Field('/identification_node/parameters',
-                                  description='IdentifiedParameters topic')
+                                  description='IdentifiedParameters topic of the graph.')
     ground_truth_service: str = Field('/ident_sim/write_ground_truth',
-                                      description='Trigger that writes the truth log')
+                                      description='Trigger service of the graph that writes '
+                                                  'the truth log.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic in the bags')
+                                  description='ExcitationTrajectory topic in the bags.')
 
 
 class DemoFailed(RuntimeError):

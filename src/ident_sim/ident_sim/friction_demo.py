@@ -28,9 +28,9 @@ from std_srvs.srv import Trigger
 from ident_core.excitation.jointwise import friction_constraints, friction_experiment
 from ident_core.files import dump_yaml, read_yaml, write_atomic
 from ident_core.friction.models import ORDER
-from ident_core.friction.results import read_friction
+from ident_core.friction.results import FrictionFile
 from ident_core.model.robot import load_robot
-from ident_core.schema import per_joint
+from ident_core.schema import per_joint, with_default
 from ident_core.sim.evaluation import (
     GOAL_PARAMETERS,
     compare_friction,
@@ -48,54 +48,40 @@ MODEL = 'improved-stribeck'
 
 class FrictionDemoParameters(DemoClientParameters):
     """Parameters of the friction demo client (and those of ``DemoClientParameters``, with its
-    own output folders).
+    own output folders)."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        The robot's URDF (required): limits of the joint-wise experiments.
-    trajectory : str
-        Fourier trajectory file the rigid body is identified on.
-    periods : int
-        Its periods (0: as in the file).
-    velocity_limits : list of float
-        Velocity limits of the joint-wise cosines per joint, URDF order [rad/s].
-    acceleration_limit : float
-        Their acceleration limit [rad/s²].
-    slow_speed : float
-        Peak speed of the slow cosine [rad/s].
-    friction_model, optimizer : str
-        Of the ``IdentifyFriction`` request.
-    linear_goal, shape_goal : float
-        Accuracy goals [%] of fc, fs, fv, offset and of vs, v_l.
-    identify_friction_service, ground_truth_service, joint_states_topic, recordings_topic : str
-        Interfaces of the graph.
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required)')
-    trajectory: str = Field('', description='Fourier trajectory file of the rigid-body '
-                            'identification')
-    periods: NonNegativeInt = Field(0, description='its periods (0: as in the file)')
+    urdf_file: UrdfFile = Field('', description="The robot's URDF (required): limits of the "
+                                'joint-wise experiments.')
+    trajectory: str = Field('', description='Fourier trajectory file the rigid body is '
+                            'identified on.')
+    periods: NonNegativeInt = Field(0, description='Periods of ``trajectory`` (0: as in the '
+                                    'file).')
     velocity_limits: list[PositiveFloat] = Field(
-        [2.0, 1.2, 0.35, 3.0, 3.0, 3.0], description='rad/s, velocity limits of the joint-wise '
-        'cosines (one value or one per joint, URDF order)')
-    acceleration_limit: PositiveFloat = Field(5.0, description='rad/s², acceleration limit of '
-                                              'the joint-wise cosines')
-    slow_speed: PositiveFloat = Field(0.04, description='rad/s, peak speed of the slow cosine')
-    friction_model: str = Field('all', description='friction model(s) of ~/identify_friction')
-    optimizer: str = Field('all', description='optimiser(s) of ~/identify_friction')
-    linear_goal: PositiveFloat = Field(2.0, description='%, goal for fc, fs, fv, offset')
-    shape_goal: PositiveFloat = Field(10.0, description='%, goal for vs, v_l')
-    output_dir: str = Field('output/demo_friction', description='results')
-    ground_truth_dir: str = Field('output/demo_friction/ground_truth',
-                                  description="the simulator's ground truth")
+        [2.0, 1.2, 0.35, 3.0, 3.0, 3.0], description='Velocity limits of the joint-wise '
+        'cosines [rad/s], one value or one per joint (URDF order).')
+    acceleration_limit: PositiveFloat = Field(5.0, description='Acceleration limit of the '
+                                              'joint-wise cosines [rad/s²].')
+    slow_speed: PositiveFloat = Field(0.04, description='Peak speed of the slow cosine '
+                                      '[rad/s].')
+    friction_model: str = Field('all', description='Friction model(s) of the '
+                                '``IdentifyFriction`` request (``~/identify_friction``).')
+    optimizer: str = Field('all', description='Optimiser(s) of the ``IdentifyFriction`` '
+                           'request.')
+    linear_goal: PositiveFloat = Field(2.0, description='Accuracy goal of fc, fs, fv and '
+                                       'offset [%].')
+    shape_goal: PositiveFloat = Field(10.0, description='Accuracy goal of vs and v_l [%].')
+    output_dir: str = with_default(DemoClientParameters, 'output_dir', 'output/demo_friction')
+    ground_truth_dir: str = with_default(DemoClientParameters, 'ground_truth_dir',
+                                         'output/demo_friction/ground_truth')
     identify_friction_service: str = Field('/identification_node/identify_friction',
-                                           description='IdentifyFriction service')
+                                           description='IdentifyFriction service of the graph.')
     ground_truth_service: str = Field('/ident_sim/write_ground_truth',
-                                      description='Trigger that writes the truth log')
-    joint_states_topic: str = Field('/joint_states', description='where the robot stands')
+                                      description='Trigger service of the graph that writes '
+                                                  'the truth log.')
+    joint_states_topic: str = Field('/joint_states',
+                                    description='JointState topic: where the robot stands.')
     recordings_topic: str = Field('/recorder/recordings',
-                                  description="the recorder's RecordingInfo reports")
+                                  description="The recorder's RecordingInfo reports.")
 
 
 class FrictionDemoNode(DemoClient):
@@ -139,8 +125,9 @@ class FrictionDemoNode(DemoClient):
         for joint in self.robot.joint_names:
             standing = await self._where_it_stands()
             name = f'friction_{joint}'
-            path = friction_experiment(self.constraints, joint, standing, self.p.slow_speed,
-                                       name).save(self.out / 'jointwise' / f'{name}.yaml')
+            experiment = friction_experiment(self.constraints, joint, standing,
+                                             self.p.slow_speed, name)
+            path = experiment.to_file().write(self.out / 'jointwise' / f'{name}.yaml')
             experiments[joint] = str(path)
             bags[name] = await self._excite(name, str(path), 0)
         steps['joint-wise experiments'] = time.monotonic() - self.started - sum(steps.values())
@@ -181,7 +168,7 @@ class FrictionDemoNode(DemoClient):
                 steps: dict) -> None:
         truth_dir = Path(self.p.ground_truth_dir)
         truth = true_friction(read_yaml(truth_dir / 'ground_truth.yaml', 'ground truth'))
-        content = read_friction(friction_path)
+        content = FrictionFile.read(friction_path)
         fits = {joint: entry.fits.get(MODEL, {}) for joint, entry in content.joints.items()}
         if not all(fits.values()):
             raise DemoFailed(f'{friction_path}: no {MODEL} fit of '

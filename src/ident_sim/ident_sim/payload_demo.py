@@ -22,7 +22,8 @@ from std_srvs.srv import SetBool
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, read_yaml, write_atomic
 from ident_core.model.inertial import inertia_matrix
-from ident_core.payload.results import read_payload
+from ident_core.payload.results import PayloadFile
+from ident_core.schema import with_default
 from ident_msgs.msg import Payload
 from ident_msgs.srv import IdentifyPayload, IdentifyRecording
 from ident_ros import lifecycle, qos
@@ -31,40 +32,26 @@ from ident_sim.demo import DemoClient, DemoClientParameters, DemoFailed
 
 class PayloadDemoParameters(DemoClientParameters):
     """Parameters of the payload demo client (and those of ``DemoClientParameters``, with its
-    own output folders).
+    own output folders)."""
 
-    Attributes
-    ----------
-    trajectory : str
-        Trajectory file run without and with the payload.
-    periods : int
-        Periods of each run (0: as in the file).
-    payload_frame : str
-        Frame to identify the payload in (the simulator's ``payload_frame``).
-    method : str
-        Payload method, or ``all``.
-    identify_model : bool
-        Identify the robot from the unloaded run first, for the model-based method.
-    output_dir, ground_truth_dir : str
-        Results, and the simulator's ground truth.
-    set_payload_service, identify_payload_service, payload_topic : str
-        Interfaces of the graph.
-    """
-
-    trajectory: str = Field('', description='trajectory file run without and with the payload')
-    periods: NonNegativeInt = Field(0, description='periods of each run (0: as in the file)')
-    payload_frame: str = Field('flange', description='frame to identify the payload in')
-    method: str = Field('all', description='payload method, or all')
-    identify_model: bool = Field(True, description='identify the robot from the unloaded run '
-                                 'first (model-based method)')
-    output_dir: str = Field('output/demo_payload', description='results')
-    ground_truth_dir: str = Field('output/demo_payload/ground_truth',
-                                  description="the simulator's ground truth")
+    trajectory: str = Field('', description='Trajectory file run without and with the '
+                            'payload.')
+    periods: NonNegativeInt = Field(0, description='Periods of each run (0: as in the file).')
+    payload_frame: str = Field('flange', description="Frame to identify the payload in (the "
+                               "simulator's ``payload_frame``).")
+    method: str = Field('all', description='Payload method, or ``all``.')
+    identify_model: bool = Field(True, description='Identify the robot from the unloaded run '
+                                 'first, for the model-based method.')
+    output_dir: str = with_default(DemoClientParameters, 'output_dir', 'output/demo_payload')
+    ground_truth_dir: str = with_default(DemoClientParameters, 'ground_truth_dir',
+                                         'output/demo_payload/ground_truth')
     set_payload_service: str = Field('/ident_sim/set_payload',
-                                     description="SetBool that mounts the simulator's payload")
+                                     description="SetBool service of the graph that mounts the "
+                                                 "simulator's payload.")
     identify_payload_service: str = Field('/identification_node/identify_payload',
-                                          description='IdentifyPayload service')
-    payload_topic: str = Field('/identification_node/payload', description='Payload topic')
+                                          description='IdentifyPayload service of the graph.')
+    payload_topic: str = Field('/identification_node/payload',
+                               description='Payload topic of the graph.')
 
 
 class PayloadDemoNode(DemoClient):
@@ -111,7 +98,7 @@ class PayloadDemoNode(DemoClient):
                              f'identified it in {self.p.payload_frame}')
         if self.payload is None:
             raise DemoFailed(f'no Payload message received on {self.p.payload_topic}')
-        failures = read_payload(reply.result_path).failures
+        failures = PayloadFile.read(reply.result_path).failures
         rows = {msg.method: _compare(msg, truth) for msg in reply.methods}
         seconds = time.monotonic() - self.started
         lines = payload_table(truth, rows, failures, reply.payload.method)

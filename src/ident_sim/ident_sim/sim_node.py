@@ -48,9 +48,10 @@ from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import trajectory_points
+from ident_ros.conversions import joint_state_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.trajectories import trajectory_points
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
 REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
@@ -58,42 +59,26 @@ REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
 class SimNodeParameters(SimulationConfig, DiagnosticsConfig):
-    """Parameters of the simulator node: the simulated hardware plus its interfaces.
+    """Parameters of the simulator node: the simulated hardware plus its interfaces."""
 
-    Attributes
-    ----------
-    urdf_file : str
-        URDF of the simulated robot (required).
-    trajectory_topic : str
-        JointTrajectory topic of the simulated joint_trajectory_controller.
-    joint_states_topic : str
-        JointState output.
-    ground_truth_dir : str
-        Folder of ``ground_truth.yaml`` and ``truth_log.npz``.
-    publish_clock : bool
-        Publish ``/clock`` (nodes then use ``use_sim_time``).
-    shutdown_settle_time : float
-        Time allowed to come to rest after SIGINT, or after the last commanded point if that
-        is later [s].
-    realtime_lag_warning, realtime_lag_error : float
-        The ``real time`` diagnostic warns, and reports an error, when the simulation falls
-        further than this behind the wall clock [s].
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required)')
+    urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required).')
     trajectory_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
-                                  description='JointTrajectory topic of the controller')
-    joint_states_topic: str = Field('/joint_states', description='JointState output')
-    ground_truth_dir: str = Field('ground_truth', description='folder of the ground truth')
-    publish_clock: bool = Field(False, description='publish /clock')
-    shutdown_settle_time: NonNegativeFloat = Field(3.0, description='s allowed to come to rest '
-                                                   'after SIGINT')
-    realtime_lag_warning: PositiveFloat = Field(0.1, description='s behind the wall clock that '
-                                                'make the real-time diagnostic a warning')
-    realtime_lag_error: PositiveFloat = Field(1.0, description='s behind the wall clock that '
-                                              'make the real-time diagnostic an error')
+                                  description='JointTrajectory topic of the simulated '
+                                              'joint_trajectory_controller.')
+    joint_states_topic: str = Field('/joint_states', description='JointState output.')
+    ground_truth_dir: str = Field('ground_truth', description='Folder of the ground truth, '
+                                  '``ground_truth.yaml`` and ``truth_log.npz``.')
+    publish_clock: bool = Field(False, description='Publish ``/clock`` (nodes then use '
+                                '``use_sim_time``).')
+    shutdown_settle_time: NonNegativeFloat = Field(
+        3.0, description='Time allowed to come to rest after SIGINT, or after the last '
+        'commanded point if that is later [s].')
+    realtime_lag_warning: PositiveFloat = Field(
+        0.1, description='The ``real time`` diagnostic warns when the simulation falls further '
+        'than this behind the wall clock [s].')
+    realtime_lag_error: PositiveFloat = Field(
+        1.0, description='The ``real time`` diagnostic reports an error when the simulation '
+        'falls further than this behind the wall clock [s].')
 
 
 class SimNode(lifecycle.GracefulNode):
@@ -170,12 +155,8 @@ class SimNode(lifecycle.GracefulNode):
         self.last_qd = sample.qd
         stamp_ns = self.start_ns + sample.step * self.dt_ns
         self.stamps.append(stamp_ns)
-        msg = JointState()
-        msg.header.stamp = Time(nanoseconds=stamp_ns).to_msg()
-        msg.name = list(self.robot.joint_names)
-        msg.position = sample.position.tolist()
-        msg.velocity = sample.velocity.tolist()
-        msg.effort = sample.effort.tolist()
+        msg = joint_state_msg(stamp_ns, self.robot.joint_names, sample.position,
+                              sample.velocity, sample.effort)
         if self.clock is not None:
             self.clock.publish(Clock(clock=msg.header.stamp))
         self.joint_states.publish(msg)

@@ -62,9 +62,10 @@ from ident_core.torque_estimation.dynamics import load_dynamic_model
 from ident_core.torque_estimation.estimator import TorqueEstimator
 from ident_msgs.msg import Collision, IdentifiedParameters
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import collision_markers, trajectory_points
+from ident_ros.conversions import collision_markers, collision_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
+from ident_ros.trajectories import trajectory_points
 
 #: A stamp this much older than the previous one restarts the filter [s].
 RESTART_JUMP = 1.0
@@ -78,49 +79,31 @@ except ImportError:             # rclpy before Kilted
 
 
 class TorqueEstimatorNodeParameters(TorqueEstimatorConfig, DiagnosticsConfig):
-    """Parameters of the node: the estimation settings plus the model and the topics.
+    """Parameters of the node: the estimation settings plus the model and the topics."""
 
-    Attributes
-    ----------
-    model_file : str
-        RESULT.yaml of the identified model; empty: ``urdf_file`` alone.
-    urdf_file : str
-        The robot's URDF (required without ``model_file``; with it, replaces the URDF path the
-        result records).
-    payload_file : str
-        PAYLOAD.yaml of a payload mounted now; empty: none.
-    joint_states_topic : str
-        JointState input (position and effort).
-    reference_topic : str
-        JointTrajectory commands of the controller; empty: no reference.
-    model_topic : str
-        IdentifiedParameters of new identifications (their RESULT.yaml replaces the model);
-        empty: the model stays.
-    latency_warning : float
-        The ``torque estimation`` diagnostic warns when the 95th percentile of the latency
-        (publication of an estimate minus its sample's stamp) exceeds this [s].
-    innovation_nis_warning : float
-        It warns when a joint's mean normalised innovation squared over a period exceeds this
-        (about 1 when the model and the noise covariances are right).
-    diagnostics_period : float
-        Time between ``/diagnostics`` messages [s] (``DiagnosticsConfig``).
-    """
-
-    model_file: str = Field('', description='RESULT.yaml of the identified model (empty: '
-                            'urdf_file alone)')
-    urdf_file: str = Field('', description='URDF of the robot (required without model_file)')
-    payload_file: str = Field('', description='PAYLOAD.yaml of the payload mounted now')
-    joint_states_topic: str = Field('/joint_states', description='JointState input')
+    model_file: str = Field('', description='RESULT.yaml of the identified model; empty: '
+                            '``urdf_file`` alone.')
+    urdf_file: str = Field('', description="The robot's URDF (required without "
+                           '``model_file``; with it, replaces the URDF path the result '
+                           'records).')
+    payload_file: str = Field('', description='PAYLOAD.yaml of a payload mounted now; empty: '
+                              'none.')
+    joint_states_topic: str = Field('/joint_states',
+                                    description='JointState input (position and effort).')
     reference_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
-                                 description='JointTrajectory commands of the controller '
-                                 '(empty: no reference)')
+                                 description='JointTrajectory commands of the controller; '
+                                             'empty: no reference.')
     model_topic: str = Field('/identification_node/parameters',
-                             description='IdentifiedParameters whose RESULT.yaml replaces the '
-                             'model (empty: none)')
-    latency_warning: float = Field(0.01, gt=0, description='s: the diagnostic warns above this '
-                                   '95th percentile of the latency')
-    innovation_nis_warning: float = Field(5.0, gt=0, description='the diagnostic warns above '
-                                          'this mean normalised innovation squared')
+                             description='IdentifiedParameters of new identifications (their '
+                             'RESULT.yaml replaces the model); empty: the model stays.')
+    latency_warning: float = Field(
+        0.01, gt=0, description='The ``torque estimation`` diagnostic warns when the 95th '
+        "percentile of the latency (publication of an estimate minus its sample's stamp) "
+        'exceeds this [s].')
+    innovation_nis_warning: float = Field(
+        5.0, gt=0, description="The ``torque estimation`` diagnostic warns when a joint's mean "
+        'normalised innovation squared over a period exceeds this (about 1 when the model and '
+        'the noise covariances are right).')
 
 
 class TorqueEstimatorNode(lifecycle.GracefulNode):
@@ -284,10 +267,8 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
                 np.asarray(msg.effort, dtype=float)[self._order])
 
     def _report(self, msg: JointState, c) -> None:
-        out = Collision(joint=self.joint_names[c.joint], external_torque=c.external_torque,
-                        threshold=float(self.thresholds[c.joint]))
-        out.header.stamp = msg.header.stamp
-        out.onset = Time(nanoseconds=int(round(c.onset * 1e9))).to_msg()
+        out = collision_msg(c, self.joint_names[c.joint], self.thresholds[c.joint],
+                            msg.header.stamp)
         self.collisions.publish(out)
         self.get_logger().warning(f'collision on {out.joint}: external torque '
                                   f'{c.external_torque:.3g} (threshold {out.threshold:g})')

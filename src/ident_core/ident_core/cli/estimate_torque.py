@@ -1,5 +1,6 @@
 """``robot-ident estimate-torque``: filter the joint torques of a recording with a dynamic model
-(the Kalman filter of scara_kalman_torque_estimation_2018 or a baseline), estimate the external
+(the state Kalman filter, with a reference the Kalman filter of
+scara_kalman_torque_estimation_2018, or a baseline), smooth them if asked, estimate the external
 torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
 
     robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
@@ -9,27 +10,17 @@ torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
-from ..data.datasets import BAG_SUFFIXES, load_bag, load_dataset
-from ..data.readers import EXCITATION_TOPIC, excitation_window
 from ..errors import InputError
-from ..excitation.fourier import load_trajectory
-from ..files import read_yaml, write_atomic
+from ..files import read_yaml
 from ..schema import parse
-from ..sim.evaluation import load_ground_truth, true_torques
 from ..torque_estimation.config import METHODS, TorqueEstimatorConfig
-from ..torque_estimation.dynamics import load_dynamic_model
-from ..torque_estimation.offline import (
-    TorqueEstimates,
-    estimate_torques,
-    fourier_reference,
-    torques_csv,
-)
+from ..torque_estimation.offline import TorqueEstimates
+from ..workflows.torques import torques_from_recording
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
+from .recordings import add_recording_arguments, recording_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -63,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--smooth', action='store_true', help='also smooth the torques over the '
                    'whole recording (offline analysis: the state Kalman filter and the '
                    'Rauch–Tung–Striebel smoother), as smoothed_<joint> columns')
-    p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(p, window=False)
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
     p.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
@@ -73,19 +64,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     """Estimate, print a summary, write the CSV; 0."""
     config = _config(args)
-    dm = load_dynamic_model(args.model, args.urdf, args.payload, args.ignore_urdf_change)
     with progress_bar(args, 'estimate-torque', unit='sample') as bar:
-        bar.set_description(f'reading {args.data}')
-        dataset, stamps, reference = _data(args, dm.robot.joint_names)
-        truth = None if args.truth is None else load_ground_truth(args.truth)
-        bar.set_description(config.method)
-        result = estimate_torques(dm, dataset, config, reference, progress=bar,
-                                  smooth=args.smooth)
-    if truth is not None:
-        result.true = true_torques(dataset, stamps, truth, dm.robot)[result.rows]
-    print_summary(result)
-    out = write_atomic(args.out, torques_csv(result))
-    print(f'torques written to {out}')
+        outcome = torques_from_recording(
+            args.data, config, model=args.model, urdf=args.urdf, payload=args.payload,
+            ignore_urdf_change=args.ignore_urdf_change, reference=args.reference,
+            reference_start=args.reference_start, truth=args.truth,
+            recordings=recording_options(args), out=args.out, progress=bar,
+            smooth=args.smooth)
+    print_summary(outcome.estimates)
+    print(f'torques written to {outcome.torques_path}')
     return 0
 
 
@@ -96,32 +83,6 @@ def _config(args) -> TorqueEstimatorConfig:
     if args.method:
         document = {**document, 'method': args.method}
     return parse(TorqueEstimatorConfig, document, args.config or 'settings')
-
-
-def _data(args, joints: list[str]):
-    """The recording, its absolute stamps (a rosbag2; else None), and the reference function
-    (or None)."""
-    path = Path(args.data)
-    bag = path.is_dir() or path.suffix in BAG_SUFFIXES
-    if bag:
-        dataset, stamps = load_bag(path, recover=args.recover)
-    else:
-        dataset, stamps = load_dataset(path, joints, recover=args.recover), None
-    if args.truth and stamps is None:
-        raise InputError(f'--truth: {path} is not a rosbag2 (the ground truth is matched by '
-                         'header stamps)')
-    if args.reference is None:
-        return dataset, stamps, None
-    start = args.reference_start
-    if start is None:
-        window = excitation_window(path, EXCITATION_TOPIC, recover=args.recover) if bag \
-            else None
-        if window is None:
-            raise InputError(f'--reference: give --reference-start (where the trajectory starts'
-                             f' in {path}; it holds no {EXCITATION_TOPIC} message)')
-        start = window[0] - (stamps[0] - dataset.t[0])
-    trajectory = load_trajectory(args.reference)
-    return dataset, stamps, fourier_reference(trajectory, joints, start)
 
 
 def print_summary(result: TorqueEstimates) -> None:

@@ -5,8 +5,8 @@
                        [--harmonics N] [--period T] [--seed S] [--budget SECONDS] --out TRAJ.yaml
     robot-ident excite --evaluate TRAJ.yaml --urdf URDF [--config CFG]
     robot-ident excite --jointwise JOINT [JOINT ...] --urdf URDF [--config CFG] [--hold Q ...]
-                       [--amplitude A_FAST A_SLOW] [--period T_FAST T_SLOW]
-                       [--periods N_FAST N_SLOW] --out FILE.yaml    # '{joint}' in FILE: several
+                       [--amplitude A_FAST A_SLOW] [--cosine-period T_FAST T_SLOW]
+                       [--cosine-periods N_FAST N_SLOW] --out FILE.yaml  # '{joint}': several
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     with progress_bar(args, unit='it') as bar:
         result = optimize_excitation(problem, args.optimizer, args.seed, args.budget,
                                      bar.stage, name=Path(args.out).stem)
-    out = result.trajectory.save(args.out)
+    out = result.trajectory.to_file().write(args.out)
     for stage in result.stages:
         print(f'{stage["name"]:<8} cond {stage["cond"]:10.4g}  dopt {stage["dopt"]:10.4g}  '
               f'{stage["seconds"]:7.1f} s  {stage["evaluations"]} evaluations')
@@ -103,7 +103,7 @@ def _jointwise(args, robot, config) -> int:
                        zip(args.amplitude, args.cosine_period, args.cosine_periods)]
         experiment = design_jointwise(constraints, joint, args.hold, cosines,
                                       periods=tuple(args.cosine_periods))
-        out = experiment.save(args.out.replace('{joint}', joint))
+        out = experiment.to_file().write(args.out.replace('{joint}', joint))
         speeds = ', '.join(f'{c.amplitude:.3g} rad × {c.period:.3g} s × {c.periods} '
                            f'(peak {2 * math.pi * c.amplitude / c.period:.3g} rad/s)'
                            for c in experiment.cosines)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..estimation.results import read_result
 from ..model.urdf_export import export_urdf
 

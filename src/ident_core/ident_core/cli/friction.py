@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import argparse
 
-from ..data.datasets import load_dataset
 from ..errors import InputError
-from ..estimation.results import read_result
 from ..friction.fit import OPTIMIZERS
-from ..friction.identify import FrictionConfig, identify_friction
+from ..friction.identify import FrictionConfig
 from ..friction.models import FRICTION_MODELS, ORDER, PAPER_MODELS, UNITS, parameter_names
-from ..friction.results import friction_file, write_friction
-from ..friction.samples import RigidBodyModel
-from ..model.robot import load_robot
+from ..workflows.friction import friction_from_recordings
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
-from .report import REPORT_HELP, report_after
+from .recordings import add_recording_arguments, recording_options
+from .report import REPORT_HELP, print_report
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--fix', nargs='+', default=None, metavar='NAME=VALUE',
                    help='parameters held at a value (default delta=2; "none": fit all)')
     p.add_argument('--seed', type=int, default=0, help='seed of the GA and SA-GA')
-    p.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(p, window=False)
     p.add_argument('--out', required=True, metavar='FRICTION.yaml')
     p.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     p.add_argument('--ignore-urdf-change', action='store_true',
@@ -61,32 +57,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Identify, print the tables, write FRICTION.yaml; 0."""
-    if args.model:
-        model = read_result(args.model, args.urdf, args.ignore_urdf_change)
-        robot, rigid = model.robot, RigidBodyModel.from_identified(model, args.model)
-    elif args.urdf:
-        robot = load_robot(args.urdf)
-        rigid = RigidBodyModel.from_urdf(robot)
-    else:
-        raise InputError('friction: give --model RESULT.yaml or --urdf URDF')
     fit = FrictionConfig().fit.model_copy(update={'seed': args.seed})
     if args.fix is not None:
         fit = fit.model_copy(update={'fixed': _fixed(args.fix)})
     config = FrictionConfig(cutoff_hz=args.cutoff_hz, fit=fit)
-    models = PAPER_MODELS if args.friction_model == 'all' else (args.friction_model,)
-    optimizers = OPTIMIZERS if args.optimizer == 'all' else (args.optimizer,)
     with progress_bar(args, 'friction', unit='fit') as bar:
-        data = [load_dataset(p, robot.joint_names, recover=args.recover)
-                for p in bar.each(args.data)]
-        validation = [load_dataset(p, robot.joint_names, recover=args.recover)
-                      for p in bar.each(args.validate)]
-        result = identify_friction(robot, data, rigid, args.joints, models, optimizers, config,
-                                   validation, progress=bar)
-    print_tables(result)
-    out = write_friction(args.out, friction_file(result, config))
-    print(f'\nfriction written to {out}')
-    report_after(args, friction=out, urdf=args.urdf,
-                 ignore_urdf_change=args.ignore_urdf_change, recover=args.recover)
+        outcome = friction_from_recordings(
+            args.data, config, robot=args.urdf, model=args.model,
+            ignore_urdf_change=args.ignore_urdf_change, joints=args.joints,
+            friction_model=args.friction_model, optimizer=args.optimizer,
+            validation=args.validate, recordings=recording_options(args), out=args.out,
+            report=args.report, progress=bar)
+    print_tables(outcome.identification)
+    print(f'\nfriction written to {outcome.friction_path}')
+    print_report(outcome.report)
     return 0
 
 

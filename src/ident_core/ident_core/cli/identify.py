@@ -3,20 +3,17 @@ from recordings, validate on others, write RESULT.yaml (docs/methods.md §10).""
 from __future__ import annotations
 
 import argparse
-import itertools
 
 import pydantic
 
-from ..data.datasets import load_dataset
 from ..errors import InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import ESTIMATORS
-from ..estimation.identification import IdentificationConfig, identify, validate
-from ..estimation.results import result_file, write_result
 from ..model.regressor import FRICTION_MODELS
-from ..model.robot import load_robot
+from ..workflows.identify import identify_recordings
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
-from .report import REPORT_HELP, report_after
+from .recordings import add_recording_arguments, recording_options
+from .report import REPORT_HELP, print_report
 from .validate import print_validation
 
 NAME_WIDTH = 56
@@ -69,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              '±20 %%)')
     parser.add_argument('--com-in-collision-box', action='store_true', default=None,
                         help='pc-wls: centres of mass inside the collision geometry boxes')
-    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(parser)
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.set_defaults(run=_run)
@@ -105,33 +102,19 @@ def config_from_args(args: argparse.Namespace, schema: type = IdentificationConf
 
 def _run(args: argparse.Namespace) -> int:
     """Identify, validate, write RESULT.yaml and print the tables; 0 (errors raise)."""
-    robot = load_robot(args.urdf)
     config = config_from_args(args)
     with progress_bar(args, 'identify') as bar:
-        # generators: a recording is read when it is needed and let go when done (long logs)
-        train = (load_dataset(p, robot.joint_names, recover=args.recover)
-                 for p in bar.each(args.data))
-        held_out = []
-        if args.split is not None:
-            if not 0 < args.split < 1:
-                raise InputError(f'--split must be in (0, 1), got {args.split}')
-            parts = [d.split(args.split) for d in train]
-            train, held_out = [a for a, _ in parts], [b for _, b in parts]
-        model = identify(robot, train, config, progress=bar)
-        del train
-        checks = itertools.chain(held_out, (load_dataset(p, robot.joint_names,
-                                                         recover=args.recover)
-                                            for p in bar.each(args.validate)))
-        validations = [validate(model, d, progress=bar) for d in checks]
-    reports = [v.report() for v in validations]
-    out = write_result(args.out, result_file(model, reports))
-    print_preprocessing(model.stats['preprocessing']
-                        + [line for v in validations for line in v.preprocessing])
-    print_model(model)
-    if reports:
-        print_validation(reports)
-    print(f'\nresult written to {out}')
-    report_after(args, model=out, recover=args.recover)
+        if args.split is not None and not 0 < args.split < 1:
+            raise InputError(f'--split must be in (0, 1), got {args.split}')
+        outcome = identify_recordings(args.urdf, args.data, config, validation=args.validate,
+                                      split=args.split, recordings=recording_options(args),
+                                      out=args.out, report=args.report, progress=bar)
+    print_preprocessing(outcome.preprocessing)
+    print_model(outcome.model)
+    if outcome.validations:
+        print_validation([v.report() for v in outcome.validations])
+    print(f'\nresult written to {outcome.result_path}')
+    print_report(outcome.report)
     return 0
 
 

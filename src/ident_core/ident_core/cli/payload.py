@@ -7,22 +7,14 @@ import argparse
 
 import numpy as np
 
-from ..data.datasets import load_dataset
 from ..errors import InputError
-from ..estimation.results import read_result
-from ..files import write_atomic
-from ..model.inertial import LinkInertial
 from ..model.regressor import FRICTION_MODELS
-from ..model.robot import load_robot
-from ..model.urdf_export import urdf_with_fixed_body
-from ..payload.frame import payload_frame
-from ..payload.geometry import frame_in_link
 from ..payload.methods import METHODS, PayloadConfig
-from ..payload.results import PayloadData, payload_file, read_payload, write_payload
+from ..workflows.payload import export_payload_urdf, payload_from_recordings
 from .identify import config_from_args
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
-from .report import REPORT_HELP, report_after
+from .recordings import add_recording_arguments, recording_options
+from .report import REPORT_HELP, print_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="low-pass cut-off (default: the dataset's cutoff_hz, else 10 Hz)")
     parser.add_argument('--decimate', type=int, metavar='K',
                         help='parallel decimation factor (default 0: automatic)')
-    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(parser)
     parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.add_argument('--export-urdf', metavar='ROBOT.urdf',
@@ -73,40 +65,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Identify (or read) the payload, print the table, write the files; 0."""
-    robot = load_robot(args.urdf)
     if args.from_file:
         if not args.export_urdf:
             raise InputError('--from needs --export-urdf (it only exports an earlier result)')
-        content = read_payload(args.from_file)
-        print(_export(robot, content, args.export_urdf, args.from_file))
-        report_after(args, payload=args.from_file)
+        with progress_bar(args, 'report', unit='part') as bar:
+            outcome = export_payload_urdf(args.urdf, args.from_file, args.export_urdf,
+                                          report=args.report, progress=bar)
+        print(_exported(outcome))
+        print_report(outcome.report)
         return 0
     if not args.loaded:
         raise InputError('--loaded: give the runs with the payload')
     if not args.out:
         raise InputError('--out: give the PAYLOAD.yaml to write')
-    from ..payload.identify import identify_payload
-
     config = config_from_args(args, PayloadConfig)
     with progress_bar(args, 'payload') as bar:
-        unloaded = [load_dataset(p, robot.joint_names, recover=args.recover)
-                    for p in bar.each(args.unloaded)]
-        loaded = [load_dataset(p, robot.joint_names, recover=args.recover)
-                  for p in bar.each(args.loaded)]
-        model = read_result(args.model, args.urdf, args.ignore_urdf_change) if args.model \
-            else None
-        result = identify_payload(robot, loaded, args.method, frame=args.frame,
-                                  unloaded=unloaded, model=model, config=config,
-                                  known_mass=args.known_mass, progress=bar)
-    content = payload_file(robot, result, PayloadData(
-        unloaded=[d.source for d in unloaded], loaded=[d.source for d in loaded],
-        model=args.model))
-    out = write_payload(args.out, content)
-    print_payload(content)
+        outcome = payload_from_recordings(
+            args.urdf, args.loaded, config, unloaded=args.unloaded, model=args.model,
+            ignore_urdf_change=args.ignore_urdf_change, method=args.method, frame=args.frame,
+            known_mass=args.known_mass, recordings=recording_options(args), out=args.out,
+            export_urdf=args.export_urdf, report=args.report, progress=bar)
+    print_payload(outcome.content)
     if args.export_urdf:
-        print(_export(robot, content, args.export_urdf, str(out)))
-    print(f'\npayload written to {out}')
-    report_after(args, payload=out)
+        if outcome.urdf_failure is not None:
+            raise outcome.urdf_failure
+        print(_exported(outcome))
+    print(f'\npayload written to {outcome.payload_path}')
+    print_report(outcome.report)
     return 0
 
 
@@ -138,16 +123,7 @@ def print_payload(content) -> None:
                                                            content.drive_gains_std)))
 
 
-def _export(robot, content, path: str, source: str) -> str:
-    """Write the URDF with the payload fixed to the body carrying its frame; one line."""
-    if content.inertia is None:
-        raise InputError(f'{source}: the selected method ({content.selected}) did not estimate '
-                         'the inertia; a URDF link needs one')
-    link, placement = frame_in_link(robot, payload_frame(robot, content.frame))
-    body = LinkInertial('', 'payload', content.mass, np.array(content.com),
-                        np.array(content.inertia), True)
-    text = urdf_with_fixed_body(robot.urdf, link, 'payload', placement, body,
-                                f'identified payload ({content.selected} method, {source}), '
-                                f'frame {content.frame}')
-    written = write_atomic(path, text)
-    return f'wrote {written}: payload fixed to {link} ({content.mass:.4g} kg)'
+def _exported(outcome) -> str:
+    """The line that says where the URDF with the payload was written."""
+    return (f'wrote {outcome.urdf_path}: payload fixed to {outcome.urdf_link} '
+            f'({outcome.content.mass:.4g} kg)')

@@ -1,15 +1,11 @@
 """``robot-ident repair-bag``: make rosbag2 recordings that a killed recorder left unfinished
-readable again (``data.bag_repair.repair_bag``; the original MCAP is kept)."""
+readable again (``data.bag.repair.repair_bag``; the original MCAP is kept)."""
 from __future__ import annotations
 
 import argparse
 
-from ..data.bag_repair import repair_bag
+from ..data.bag.repair import repair_bag
 from .progress import progress_bar
-
-#: Help of the ``--recover`` option of the verbs that read recordings.
-RECOVER_HELP = ('read rosbag2 recordings that a killed recorder left unfinished up to the damage '
-                '(warns how many seconds were read)')
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

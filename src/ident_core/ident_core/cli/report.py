@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..workflows.report import ReportAfter, report_results
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
+from .recordings import add_recording_arguments
 
 #: Help of the ``--report`` option of identify, payload and friction.
 REPORT_HELP = 'also write the HTML report of the result into this folder (DIR/index.html)'
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--urdf', help='use this URDF instead of the one the files name')
     parser.add_argument('--ignore-urdf-change', action='store_true',
                         help='use a URDF that differs from the one RESULT.yaml was identified with')
-    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(parser, window=False)
     parser.add_argument('--out', dest='out_dir', required=True, metavar='DIR',
                         help='folder of the report (index.html)')
     parser.set_defaults(run=_run)
@@ -37,31 +38,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Write the report, print its path; 0 (errors raise)."""
-    _write(args, args.out_dir, model=args.model, payload=args.payload, friction=args.friction,
-           torques=args.torques, urdf=args.urdf, ignore_urdf_change=args.ignore_urdf_change,
-           recover=args.recover)
+    with progress_bar(args, 'report', unit='part') as bar:
+        outcome = report_results(args.out_dir, model=args.model, payload=args.payload,
+                                 friction=args.friction, torques=args.torques, urdf=args.urdf,
+                                 ignore_urdf_change=args.ignore_urdf_change,
+                                 recover=args.recover, progress=bar)
+    print_report(ReportAfter(outcome.page))
     return 0
 
 
-def report_after(args: argparse.Namespace, **files) -> None:
-    """The ``--report DIR`` of identify, payload and friction: the report of the files just
-    written.
+def print_report(report: ReportAfter) -> None:
+    """The end of ``--report DIR`` (identify, payload, friction) or of ``report``: print where
+    the report was written, or raise why it could not be, once the result is shown.
 
     Parameters
     ----------
-    args : argparse.Namespace
-        The verb's options: ``report`` (the folder; None: no report) and ``no_progress``.
-    **files
-        ``ReportInputs`` fields (``model=``, ``payload=``...).
+    report : ReportAfter
+        The report's page, or why it failed; neither: none was asked for.
+
+    Raises
+    ------
+    Exception
+        ``report.failure``, when there is one (``InputError``: one line, exit code 2).
     """
-    if args.report:
-        _write(args, args.report, **files)
-
-
-def _write(args: argparse.Namespace, folder: str, **files) -> None:
-    """Write the report with a progress bar, print its path."""
-    from ..report.page import ReportInputs, write_report
-
-    with progress_bar(args, 'report', unit='part') as bar:
-        page = write_report(folder, ReportInputs(**files), progress=bar)
-    print(f'report written to {page}')
+    if report.failure is not None:
+        raise report.failure
+    if report.page is not None:
+        print(f'report written to {report.page}')

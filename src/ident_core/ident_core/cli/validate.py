@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 from pathlib import Path
 
-import numpy as np
-
-from ..data.datasets import load_dataset
-from ..estimation.identification import validate
-from ..estimation.results import read_result
-from ..files import write_atomic
+from ..workflows.identify import validate_recording
 from .progress import progress_bar
-from .repair_bag import RECOVER_HELP
+from .recordings import add_recording_arguments, recording_options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,19 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--json', action='store_true', help='print the metrics as one JSON object')
     parser.add_argument('--ignore-urdf-change', action='store_true',
                     help='use a URDF that differs from the one RESULT.yaml was identified with')
-    parser.add_argument('--recover', action='store_true', help=RECOVER_HELP)
+    add_recording_arguments(parser)
     parser.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     """Validate, print the metrics (or JSON), write the CSV if asked; 0 (errors raise)."""
-    model = read_result(args.model, args.urdf, args.ignore_urdf_change)
     with progress_bar(args, 'validate') as bar:
-        bar.set_description(f'reading {args.data}')
-        dataset = load_dataset(args.data, model.robot.joint_names, recover=args.recover)
-        v = validate(model, dataset, progress=bar)
-    if args.csv:
-        _write_csv(args.csv, v, model.robot.joint_names)
+        v = validate_recording(args.model, args.data, urdf=args.urdf,
+                               ignore_urdf_change=args.ignore_urdf_change,
+                               recordings=recording_options(args), csv=args.csv,
+                               progress=bar).validation
     if args.json:
         print(json.dumps(v.report()))
     else:
@@ -74,11 +66,3 @@ def print_validation(reports: list[dict]) -> None:
 
 def _short(text: str, width: int) -> str:
     return text if len(text) <= width else '…' + text[-(width - 1):]
-
-
-def _write_csv(path, v, joints) -> None:
-    buf = io.StringIO()
-    header = ['t'] + [f'measured_{j}' for j in joints] + [f'predicted_{j}' for j in joints]
-    np.savetxt(buf, np.column_stack([v.t, v.measured, v.predicted]),
-               delimiter=',', header=','.join(header), comments='', fmt='%.9g')
-    write_atomic(Path(path), buf.getvalue())

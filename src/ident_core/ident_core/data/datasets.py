@@ -110,7 +110,12 @@ class Dataset:
         return mask
 
     def aligned(self, robot: RobotModel) -> Dataset:
-        """The same data with columns (and the transmission) in the robot's joint order.
+        """The same data with columns (and the transmission) in the robot's joint order, and
+        the angles of continuous joints unwrapped.
+
+        A continuous joint's angle may be logged wrapped, e.g. into (−π, π]: a step of more
+        than π between two rows is taken as a whole turn and removed (``numpy.unwrap``), so
+        that the positions are continuous as the filters and derivatives need.
 
         Parameters
         ----------
@@ -126,10 +131,12 @@ class Dataset:
             If the joints are not the robot's moving joints.
         """
         idx = robot.joint_order(self.joint_names, self.source)
-        if np.array_equal(idx, np.arange(len(idx))):
-            return replace(self, joint_names=list(robot.joint_names))
-        return replace(self, joint_names=list(robot.joint_names),
-                       position=self.position[:, idx],
+        same = np.array_equal(idx, np.arange(len(idx)))
+        position = unwrap_continuous(self.position if same else self.position[:, idx],
+                                     robot.continuous)
+        if same:
+            return replace(self, joint_names=list(robot.joint_names), position=position)
+        return replace(self, joint_names=list(robot.joint_names), position=position,
                        velocity=None if self.velocity is None else self.velocity[:, idx],
                        effort=self.effort[:, idx], transmission=self.transmission.reordered(idx))
 
@@ -174,6 +181,31 @@ class Dataset:
                 repeats=None if self.repeats is None else self.repeats[sl],
                 first_row=self.first_row + (sl.start or 0)))
         return parts[0], parts[1]
+
+
+def unwrap_continuous(position: np.ndarray, continuous: np.ndarray) -> np.ndarray:
+    """Positions with the wrapped angles of continuous joints unwrapped.
+
+    Parameters
+    ----------
+    position : (N, n) ndarray
+        Positions [rad or m], rows in time order.
+    continuous : (n,) ndarray of bool
+        Which columns are angles of continuous joints (``RobotModel.continuous``).
+
+    Returns
+    -------
+    (N, n) ndarray
+        ``position`` itself when no such column jumps by more than π between rows; else a copy
+        with those jumps removed by whole turns (``numpy.unwrap``).
+    """
+    columns = np.flatnonzero(continuous)
+    if not len(columns) or len(position) < 2 or \
+            np.all(np.abs(np.diff(position[:, columns], axis=0)) <= np.pi):
+        return position
+    out = position.copy()
+    out[:, columns] = np.unwrap(position[:, columns], axis=0)
+    return out
 
 
 def load_dataset(path: str | Path, default_joints: list[str] | None = None, *,

@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import DataWarning, InputError
 from ..model.robot import RobotModel
-from .datasets import Dataset, DataWarning
+from .datasets import Dataset
 
 #: Positions beyond a URDF limit by more than this fraction of the joint's range are refused.
 FAR_OUTSIDE = 0.5
@@ -27,7 +27,7 @@ def check_positions(dataset: Dataset, robot: RobotModel) -> None:
     dataset : Dataset
         In the robot's joint order (``Dataset.aligned``).
     robot : RobotModel
-        The robot; joints without finite limits are not checked.
+        The robot; joints without finite limits (continuous joints) are not checked.
 
     Raises
     ------

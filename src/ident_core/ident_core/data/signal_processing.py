@@ -139,7 +139,7 @@ def differentiate(x: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float, bandwidth: float,
                       order: int = 4) -> list[np.ndarray]:
-    """Parallel decimation (Gautier's parallel filtering).
+    """Parallel decimation (the parallel filtering of [1]_).
 
     Every array passes the same zero-phase anti-alias low-pass (cut-off 0.8 × the new Nyquist
     frequency), then every ``factor``-th sample is kept. Arrays already band-limited below that
@@ -167,6 +167,12 @@ def decimate_parallel(arrays: list[np.ndarray], factor: int, fs: float, bandwidt
     ------
     InputError
         If ``factor < 1``.
+
+    References
+    ----------
+    .. [1] Gautier M., "Dynamic identification of robots with power model", Proc. IEEE
+       International Conference on Robotics and Automation (ICRA), 1997 (DOI not verified;
+       docs/methods.md, References).
     """
     if factor < 1:
         raise InputError(f'decimation factor must be a positive integer, got {factor}')

@@ -1,69 +1,11 @@
 """The time base of a log: which rows are samples, when each was sampled, and the uniform grid it
 is resampled onto.
 
-Many logs come from loggers that are not real-time: they sample a controller running at a fixed
-rate (1 kHz, 500 Hz, ...) at irregular moments, stamp the rows late by a varying amount, repeat a
-row when they read the same controller cycle twice, round the stamps (to 1 ms, say), and stall
-now and then. Filtering such rows by sample index (as if the rate were uniform) and
-differentiating over the irregular stamps turns the jitter into acceleration noise. ``analyse``
-works out the time base of a log instead:
-
-* **samples** (``samples``): a row equal to the previous one in every signal is a logger's second
-  read of one controller cycle when it comes sooner than a period after the last row kept (a
-  polling logger reads a cycle again within that period), and is dropped; a repeat that comes a
-  period or more later is a new sample of a robot standing still (a constant signal over that
-  time, not a gap) and is kept. ``sample_rate`` and ``time.clock: fixed_rate`` logs declare every
-  row a sample. Rows of different states that share a stamp (stamps rounded to 1 ms at 2 kHz)
-  are spread evenly over the stamps' step (``spread_ties``) and must be explained by the cycles;
-* **period** ``T`` (``cycle_period``): the rows of a fixed-rate controller lie one per cycle
-  ``[φ + nT, φ + (n+1)T)``, which bounds T from above by ``(t_j − t_i)/(j − i − 1)`` for every
-  pair of rows. Below that bound (within ``SEARCH_SPAN``), T is the largest period whose cycle
-  boundaries separate the most pairs of consecutive rows less than a period apart
-  (``cycle_phase``; counted for many periods at once, coarse to fine over ever more rows), then
-  the one that holds the rows most tightly within their cycles (narrowest spread of
-  ``t_k − n_k·T``). Uniform stamps give their own period exactly, a logger that stamps late or
-  rounds its stamps gives the controller's to 1e-7, one that polls at its own moments to about
-  1e-5. A listed controller rate (``COMMON_RATES``) within ``SNAP_TOLERANCE`` (0.5 %) replaces
-  the estimate when its cycles hold the rows as tightly (``snapped_period``): an exact rate makes
-  the grid, the trim and decimation counts and the summary exact. The estimate is far more
-  precise than 0.5 %, so a listed rate that close is the controller's unless the rows say
-  otherwise, and rates off the list (1024 Hz is 2.4 % from 1 kHz, 480 Hz 4 % from 500 Hz) keep
-  their own;
-* **clock**, one of
-
-  - ``uniform``: the stamps lie on the cycles already (``sample_rate`` logs, simulators);
-  - ``fixed_rate``: the rows are cycles ``t0 + n·T`` of a fixed-rate controller (integer ``n``,
-    cycles may be missing) whatever their stamps say: a logger stamped every cycle late by a
-    varying amount, rounded its stamps, or polled the controller's latest state at moments of
-    its own (``fixed_rate_cycles``). ``time.clock: auto`` takes it when the positions are
-    smoother on the cycles than on the stamps: each half of the rows (odd, even) predicts the
-    other half by a cubic spline, once over each time base, and the time base with the smaller
-    prediction residual wins. Timing errors show as high-frequency roughness of the position,
-    the motion itself does not (it is smooth at half the sample rate). The decision is the
-    data's, not a threshold's: no jitter level or residual bound to tune. Rows that share a stamp
-    have no time of their own, so the cycles are taken whenever every stamp lies within one
-    stamp step of its cycle, and the log is refused otherwise;
-  - ``stamps``: the stamps are the sample times, however irregular (``time.clock: stamps``
-    forces it unless they are uniform), resampled at the median interval (snapped like T);
-
-* **gaps**: intervals of ``GAP_PERIODS`` periods or more (three cycles on a cycle clock: two
-  samples missing, at least; a single missing sample cannot be told from jitter and is
-  interpolated like any irregular sample). A gap up to ``BRIDGE_CUTOFF_PERIODS`` cut-off periods
-  is bridged by interpolation; a longer one splits the log into segments, each filtered,
-  differentiated and trimmed on its own.
-
-``TimeBase.resample`` puts a signal onto the uniform grid of period ``T`` of each segment, before
-any filtering. Positions (and recorded velocities) take a cubic spline (C², so the accelerations
-differentiated from them have no kinks at the rows; positions are smooth and barely noisy, so the
-spline does not ring); efforts, which are noisy, take linear interpolation, which cannot overshoot
-its neighbours (a spline through noise rings between the rows).
-
-Why a tenth of the cut-off period bridges: the interpolants are polynomials across the gap; for a
-component of frequency ``f`` over a gap ``g``, linear interpolation errs by at most
-``1 − cos(π f g) ≈ (π f g)²/2`` of its amplitude, a cubic spline by about ``(2π f g)⁴/384``. At the
-cut-off frequency (the highest the identification keeps) and ``g = 0.1/fc`` that is 5 % and
-0.04 %, falling with ``f²`` and ``f⁴`` towards the motion's frequencies, well below the cut-off.
-Splitting instead costs the trim at both new ends (``3/fc`` each).
+``analyse`` works it out: the samples (``samples``, ``spread_ties``), the controller's period
+(``cycle_period``, ``cycle_phase``, ``snapped_period``), the clock (uniform stamps, the cycles
+of a fixed-rate controller, or the stamps themselves; ``fixed_rate_cycles``,
+``smoother_on_cycles``) and the gaps bridged or split; ``TimeBase.resample`` puts the signals
+onto the grid. The method, and why, is docs/methods.md §3, "Time base".
 """
 from __future__ import annotations
 
@@ -103,7 +45,7 @@ Clock = Literal['uniform', 'fixed_rate', 'stamps']
 
 @dataclass
 class TimeBase:
-    """How the rows of a log map onto uniform grids (module docstring).
+    """How the rows of a log map onto uniform grids (docs/methods.md §3, Time base).
 
     Parameters
     ----------
@@ -293,7 +235,7 @@ class TimeBase:
 def analyse(t: np.ndarray, position: np.ndarray, cutoff_hz: float, *, source: str = '',
             clock: str = 'auto', repeats: np.ndarray | None = None,
             first_row: int = 0) -> TimeBase:
-    """The time base of a log (module docstring).
+    """The time base of a log (docs/methods.md §3, Time base).
 
     Parameters
     ----------
@@ -388,7 +330,7 @@ def _clock_of(raw, stamps, step, position, clock, nominal, prefix, rows):
 
 def samples(t: np.ndarray, repeats: np.ndarray, period: float) -> np.ndarray:
     """Which rows are samples: all but the repeats that come sooner than a period after the last
-    row kept (module docstring).
+    row kept (docs/methods.md §3, Time base).
 
     Parameters
     ----------
@@ -482,7 +424,8 @@ def nominal_period(t: np.ndarray) -> float:
 
 
 def cycle_period(t: np.ndarray, step: float = 0.0) -> float:
-    """The period of the fixed-rate cycles that hold the rows one per cycle (module docstring).
+    """The period of the fixed-rate cycles that hold the rows one per cycle (docs/methods.md §3,
+    Time base).
 
     Parameters
     ----------

@@ -30,16 +30,9 @@ from ..errors import InputError
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
 from ..progress import Progress, advance, describe, expect
-from .identification import (
-    REST_FRACTION,
-    IdentificationConfig,
-    near_reversal,
-    preprocess,
-    regression_data,
-    sharp_columns,
-    time_base,
-    trim_samples,
-)
+from .config import IdentificationConfig
+from .preprocessing import REST_FRACTION, near_reversal, preprocess, time_base, trim_samples
+from .regression import StackedRegression, regression_data, sharp_columns
 
 #: Samples of a segment processed at a time.
 BLOCK_ROWS = 1 << 16
@@ -350,3 +343,31 @@ def regression(regressor: Regressor, base: BaseParameters, rows: KeptRows,
             w[block, :, sharp] = rows.sharp[block]
         advance(progress)
     return w, rows.tau
+
+
+def stack_kept(regressor: Regressor, base: BaseParameters, kept: list,
+               payload=None, progress: Progress = None) -> StackedRegression:
+    """Stack the regression rows of recordings reduced by ``reduce``.
+
+    Parameters
+    ----------
+    regressor : Regressor
+        The identification regressor.
+    base : BaseParameters
+        Its base parameters.
+    kept : list of KeptRows
+        One per recording.
+    payload : ident_core.payload.frame.PayloadFrame, optional
+        Append the payload regressor in this frame.
+    progress : callable or object with ``update(n)``, optional
+        Told of the regressor's blocks (``regression``).
+
+    Returns
+    -------
+    StackedRegression
+    """
+    parts = [regression(regressor, base, k, payload, progress) for k in kept]
+    w = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+    tau = np.concatenate([p[1] for p in parts])
+    return StackedRegression(w, tau, np.concatenate([k.mask for k in kept]),
+                             [k.factor for k in kept], [line for k in kept for line in k.summary])

@@ -14,8 +14,7 @@ import warnings
 
 import numpy as np
 
-from ..data.datasets import DataWarning
-from ..errors import InputError
+from ..errors import DataWarning, InputError
 from . import metrics
 
 #: Relative fit error [%] above which the recording is checked for swapped columns.

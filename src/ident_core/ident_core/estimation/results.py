@@ -32,14 +32,14 @@ import numpy as np
 import pydantic
 
 from ..errors import InputError
-from ..files import dump_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import LinkInertial
 from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
-from ..schema import Matrix, Schema, read_document
-from .identification import IdentificationConfig, IdentifiedModel
+from ..schema import Document, Matrix, Schema
+from .config import IdentificationConfig
+from .identified_model import IdentifiedModel
 
 FORMAT = 'robot-ident/result/1'
 
@@ -270,8 +270,9 @@ class ValidationEntry(Schema):
     absolute_error: float
 
 
-class ResultFile(Schema):
-    """The whole RESULT.yaml (module docstring).
+class ResultFile(Document):
+    """The whole RESULT.yaml (module docstring); ``ResultFile.read`` validates it without
+    loading the robot (``read_result`` loads the model).
 
     Parameters
     ----------
@@ -292,6 +293,7 @@ class ResultFile(Schema):
     validation : list of ValidationEntry
     """
 
+    kind = 'result'
     format: Literal[FORMAT]
     robot: RobotSection
     config: IdentificationConfig
@@ -337,6 +339,18 @@ class ResultFile(Schema):
                 doc['config'] = {**config, 'friction': FRICTION_RENAMED.get(
                     config['friction'], config['friction'])}
         return doc
+
+    def plain(self) -> dict:
+        """The content as written: ``actuators`` without the entries the model does not have.
+
+        Returns
+        -------
+        dict
+            ``model_dump()`` less the None values of ``actuators``.
+        """
+        document = self.model_dump()
+        document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
+        return document
 
 
 def robot_section(robot: RobotModel) -> RobotSection:
@@ -392,26 +406,6 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
         validation=[ValidationEntry(**_plain(v)) for v in validations])
 
 
-def write_result(path: str | Path, result: ResultFile) -> Path:
-    """Write RESULT.yaml atomically (an existing file is replaced only by a complete one).
-
-    Parameters
-    ----------
-    path : str or Path
-        Destination.
-    result : ResultFile
-        The content (``result_file``).
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
-    document = result.model_dump()
-    document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
-    return write_atomic(path, dump_yaml(document))
-
-
 def read_result(path: str | Path, urdf: str | Path | None = None,
                 ignore_urdf_change: bool = False) -> IdentifiedModel:
     """Load an identified model from RESULT.yaml.
@@ -437,7 +431,7 @@ def read_result(path: str | Path, urdf: str | Path | None = None,
         missing, has other joints or other kinematics, or (unless ``ignore_urdf_change``)
         differs from the recorded one by its SHA-256 (naming the file and the field).
     """
-    doc = read_result_file(path)
+    doc = ResultFile.read(path)
     robot = load_robot(urdf or doc.robot.urdf)
     recorded = doc.robot.urdf_sha256
     if recorded and not ignore_urdf_change and recorded != robot.urdf_sha256():
@@ -484,26 +478,6 @@ def result_links(result: dict) -> list[LinkInertial]:
                          inertia=np.array(k['inertia'], dtype=float),
                          physically_consistent=bool(k['physically_consistent']))
             for k in result.get('links') or []]
-
-
-def read_result_file(path: str | Path) -> ResultFile:
-    """Parse and validate RESULT.yaml without loading the robot.
-
-    Parameters
-    ----------
-    path : str or Path
-        The result file.
-
-    Returns
-    -------
-    ResultFile
-
-    Raises
-    ------
-    InputError
-        If the file is missing or not a valid result (naming the file and the field).
-    """
-    return read_document(path, ResultFile, FORMAT, 'result')
 
 
 def _plain(value):

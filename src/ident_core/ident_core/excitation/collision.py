@@ -21,7 +21,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..model.robot import RobotModel, reduced_model
+from ..model.robot import RobotModel, configuration, position_limits, reduced_model
 from .config import BoxObstacle, ExcitationConfig, PlaneObstacle
 
 STRUCTURAL_SAMPLES = 200
@@ -141,11 +141,12 @@ class CollisionModel:
         (pairs with an obstacle are never dropped: touching it always is an error)."""
         rng = np.random.default_rng(0)
         data, geom_data = model.createData(), pin.GeometryData(geom)
-        lo = np.where(np.isfinite(model.lowerPositionLimit), model.lowerPositionLimit, -np.pi)
-        hi = np.where(np.isfinite(model.upperPositionLimit), model.upperPositionLimit, np.pi)
+        lo, hi = position_limits(model)
+        lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
         always = np.array([max(p.first, p.second) < robot_shapes for p in geom.collisionPairs])
         for _ in range(STRUCTURAL_SAMPLES):
-            pin.computeDistances(model, data, geom, geom_data, rng.uniform(lo, hi))
+            pin.computeDistances(model, data, geom, geom_data,
+                                 configuration(model, rng.uniform(lo, hi)))
             always &= np.array([r.min_distance < 0 for r in geom_data.distanceResults])
             if not always.any():
                 break
@@ -186,7 +187,7 @@ class CollisionModel:
         best = Clearance(np.inf, ('', ''), -1)
         objs = self.geom.geometryObjects
         data, geom_data = self.model.createData(), pin.GeometryData(self.geom)
-        for k, qk in enumerate(np.asarray(q, float)):
+        for k, qk in enumerate(configuration(self.model, q)):
             i = pin.computeDistances(self.model, data, self.geom, geom_data, qk)
             d = geom_data.distanceResults[i].min_distance
             if d < best.distance:

@@ -14,6 +14,7 @@ File format (every field optional; units SI, joint-indexed lists in URDF joint o
       margin: 0.05               # fraction off each position end, velocity and acceleration
       acceleration: 20.0         # rad/s², one value or one per joint (URDFs have none)
       joints: {joint2: {lower: -2.0, velocity: 2.5}}   # overrides of URDF limits
+      continuous_range: 3.14159  # rad: a continuous joint moves within ± this (unless joints)
       torque: false              # |tau| of the nominal model (RNEA) <= (1 - margin) effort limit
       effort: {joint1: 50.0}     # overrides of URDF effort limits, N·m or N
     collision:
@@ -38,6 +39,7 @@ mutation_scale, stall) from ``optimizer.ga``, the operators of stribeck_friction
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -83,6 +85,9 @@ class LimitsConfig(Schema):
         [rad/s²], one value or one per joint (URDFs have none); required to optimise.
     joints : dict of str to JointLimitOverride
         Overrides of URDF limits.
+    continuous_range : float
+        A continuous joint (no URDF position limits) moves within ``±continuous_range`` [rad],
+        margin applied, unless ``joints`` gives its ``lower`` or ``upper``.
     torque : bool
         Check the nominal model's joint torques (RNEA) against ``(1 − margin)`` × effort limit.
     effort : dict of str to float
@@ -92,6 +97,7 @@ class LimitsConfig(Schema):
     margin: float = Field(0.05, ge=0, lt=0.5)
     acceleration: PerJoint | None = None
     joints: dict[str, JointLimitOverride] = {}
+    continuous_range: PositiveFloat = math.pi
     torque: bool = False
     effort: dict[str, float] = {}
 

@@ -1,5 +1,6 @@
 """Constraints of an excitation trajectory (docs/methods.md §6): joint position, velocity and
-acceleration limits (URDF, overridable in the config, shrunk by the safety margin), optionally
+acceleration limits (URDF, overridable in the config, shrunk by the safety margin; a continuous
+joint's positions within ``limits.continuous_range``), optionally
 joint torques of the nominal model (RNEA with the URDF inertias) within the effort limits, and
 optionally a clearance to self-collision and to fixed obstacles (``collision``).
 """
@@ -9,7 +10,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..model.robot import RobotModel
+from ..model.robot import RobotModel, configuration
 from ..motion.limits import JointLimits
 from ..schema import per_joint
 from .collision import Clearance, CollisionModel
@@ -56,7 +57,8 @@ class Constraints:
             raise InputError(f'{src}: {exc}') from None
         overrides = {j: o.model_dump(exclude_none=True) for j, o in lim.joints.items()}
         try:
-            limits = JointLimits.from_robot(robot, acc, overrides=overrides)
+            limits = JointLimits.from_robot(robot, acc, overrides=overrides,
+                                            continuous_range=lim.continuous_range)
         except InputError as exc:
             raise InputError(f'{src}: limits: {exc}') from None
         self.robot = robot
@@ -92,8 +94,8 @@ class Constraints:
             [N·m or N].
         """
         model = self.robot.model
-        data = model.createData()
-        return np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]) for k in range(len(q))])
+        data, x = model.createData(), configuration(model, q)
+        return np.array([pin.rnea(model, data, x[k], qd[k], qdd[k]) for k in range(len(q))])
 
     def clearance(self, q) -> Clearance | None:
         """Smallest distance to collision over configurations.

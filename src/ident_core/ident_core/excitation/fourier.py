@@ -30,15 +30,14 @@ import pydantic
 from pydantic import Field, PositiveInt
 
 from ..errors import InputError
-from ..files import dump_yaml, read_yaml, write_atomic
-from ..schema import Schema, parse
+from ..schema import Document, parse
 
 FORMAT = 'robot-ident/excitation/1'
 EXTRA_FIELDS = ('source', 'objectives', 'margins', 'urdf_sha256')
 
 
-class TrajectoryFile(Schema):
-    """A trajectory file (module docstring).
+class TrajectoryFile(Document):
+    """A trajectory file (module docstring); the ``format`` field may be left out.
 
     Parameters
     ----------
@@ -55,22 +54,24 @@ class TrajectoryFile(Schema):
     periods : int
         Periods to run.
     q0 : list of float
-        (n,) offsets [rad or m].
+        (n,) offsets per joint [rad or m].
     a, b : list of list of float
-        (n, N) coefficients [rad/s or m/s].
+        (n, N) coefficients, joints × harmonics [rad/s or m/s]: ``a`` of the sines, ``b`` of
+        the cosines of q (module docstring).
     source, objectives, margins, urdf_sha256 : optional
         Provenance written by the optimiser, kept as they are.
     """
 
+    kind = 'trajectory file'
     format: Literal[FORMAT] = FORMAT
     name: str | None = None
     joint_names: list[str] = Field(min_length=1)
     wf: float | None = Field(default=None, gt=0)
     period: float | None = Field(default=None, gt=0)
     periods: PositiveInt = 1
-    q0: list[float] = Field(description='offsets per joint, rad or m')
-    a: list[list[float]] = Field(description='sine coefficients, joints x harmonics, rad/s')
-    b: list[list[float]] = Field(description='cosine coefficients, joints x harmonics, rad/s')
+    q0: list[float]
+    a: list[list[float]]
+    b: list[list[float]]
     source: str | None = None
     objectives: dict | None = None
     margins: dict | None = None
@@ -84,6 +85,16 @@ class TrajectoryFile(Schema):
                 and not math.isclose(2 * math.pi / self.wf, self.period, rel_tol=1e-6):
             raise ValueError('fields wf and period disagree (period must be 2π/wf)')
         return self
+
+    def plain(self) -> dict:
+        """The content as written: the fields that are set, in their order.
+
+        Returns
+        -------
+        dict
+            ``model_dump()`` without the optional fields that are None.
+        """
+        return self.model_dump(exclude_none=True)
 
 
 @dataclass
@@ -163,16 +174,24 @@ class FourierBasis:
         return (s / wl, -c / wl), (c, s), (-s * wl, c * wl)
 
     def motion(self, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Samples of the motion of given coefficients.
+        """Samples of the motion of given coefficients (module docstring, eq. (14) [1]_).
 
         Parameters
         ----------
         a, b : (n, N) ndarray
-            Coefficients [rad/s or m/s].
+            Coefficients of n joints for the basis's N harmonics [rad/s or m/s].
 
         Returns
         -------
         q_minus_q0, qd, qdd : (M, n) ndarray
+            Positions less their offsets q0 [rad or m], velocities [rad/s or m/s] and
+            accelerations [rad/s² or m/s²] of the n joints at the basis's M sample times.
+
+        References
+        ----------
+        .. [1] Swevers J., Ganseman C., Tükel D. B., De Schutter J., Van Brussel H., "Optimal
+           robot excitation and identification", IEEE Transactions on Robotics and Automation
+           13(5):730–740, 1997, doi:10.1109/70.631234.
         """
         return tuple(pa @ a.T + pb @ b.T for pa, pb in self.matrices)
 
@@ -263,34 +282,58 @@ class FourierTrajectory:
         f, qd, qdd = FourierBasis.at(self.wf, self.harmonics, t).motion(self.a, self.b)
         return self.q0 + f, qd, qdd
 
-    def to_dict(self) -> dict:
-        """The file content, plain Python types.
-
-        Returns
-        -------
-        dict
-            The ``robot-ident/excitation/1`` fields, then the ``extra`` ones.
-        """
-        out = {'format': FORMAT, 'name': self.name, 'joint_names': list(self.joint_names),
-               'wf': float(self.wf), 'period': float(self.period), 'periods': int(self.periods),
-               'q0': self.q0.tolist(), 'a': self.a.tolist(), 'b': self.b.tolist()}
-        out.update(self.extra)
-        return out
-
-    def save(self, path: str | Path) -> Path:
-        """Write the YAML file atomically.
+    @classmethod
+    def from_file(cls, doc: TrajectoryFile, source: str | Path,
+                  default_name: str = 'excitation') -> FourierTrajectory:
+        """The trajectory of a trajectory file's content.
 
         Parameters
         ----------
-        path : str or Path
-            Destination.
+        doc : TrajectoryFile
+            The validated content.
+        source : str or Path
+            Where it comes from, for error messages.
+        default_name : str
+            Name when the content has none.
 
         Returns
         -------
-        Path
-            ``path``.
+        FourierTrajectory
+
+        Raises
+        ------
+        InputError
+            If ``q0``, ``a`` or ``b`` do not have a row per joint, ``a`` and ``b`` differ in
+            shape or have no column, or a value is not finite (naming the source and the
+            field).
         """
-        return write_atomic(path, dump_yaml(self.to_dict()))
+        n = len(doc.joint_names)
+        q0, a, b = (_matrix(getattr(doc, key), key, source) for key in ('q0', 'a', 'b'))
+        for key, arr in (('q0', q0), ('a', a), ('b', b)):
+            if arr.shape[0] != n:
+                raise InputError(f'{source}: field {key} has {arr.shape[0]} rows for {n} '
+                                 'joints')
+        if a.shape != b.shape or a.shape[1] == 0:
+            raise InputError(f'{source}: fields a and b must both be joints x harmonics '
+                             f'(N >= 1), got {a.shape} and {b.shape}')
+        wf = doc.wf if doc.wf is not None else 2 * math.pi / doc.period
+        extra = {k: getattr(doc, k) for k in EXTRA_FIELDS if getattr(doc, k) is not None}
+        return cls(list(doc.joint_names), wf, q0, a, b, doc.periods, doc.name or default_name,
+                   extra)
+
+    def to_file(self) -> TrajectoryFile:
+        """The trajectory file's content (``to_file().write(path)`` saves it).
+
+        Returns
+        -------
+        TrajectoryFile
+            The ``robot-ident/excitation/1`` fields (``wf`` and ``period``), then the ``extra``
+            ones.
+        """
+        return TrajectoryFile(
+            name=self.name, joint_names=list(self.joint_names), wf=float(self.wf),
+            period=float(self.period), periods=int(self.periods), q0=self.q0.tolist(),
+            a=self.a.tolist(), b=self.b.tolist(), **self.extra)
 
 
 def load_trajectory(path: str | Path) -> FourierTrajectory:
@@ -304,6 +347,7 @@ def load_trajectory(path: str | Path) -> FourierTrajectory:
     Returns
     -------
     FourierTrajectory
+        Named after the file's stem when the file gives no name.
 
     Raises
     ------
@@ -312,8 +356,7 @@ def load_trajectory(path: str | Path) -> FourierTrajectory:
         file and the field).
     """
     path = Path(path)
-    return trajectory_from_dict(read_yaml(path, 'trajectory file'), str(path),
-                                default_name=path.stem)
+    return FourierTrajectory.from_file(TrajectoryFile.read(path), path, default_name=path.stem)
 
 
 def trajectory_from_dict(data, source: str, default_name: str = 'excitation') \
@@ -338,19 +381,7 @@ def trajectory_from_dict(data, source: str, default_name: str = 'excitation') \
     InputError
         As ``load_trajectory``.
     """
-    doc = parse(TrajectoryFile, data, source)
-    n = len(doc.joint_names)
-    q0, a, b = (_matrix(getattr(doc, key), key, source) for key in ('q0', 'a', 'b'))
-    for key, arr in (('q0', q0), ('a', a), ('b', b)):
-        if arr.shape[0] != n:
-            raise InputError(f'{source}: field {key} has {arr.shape[0]} rows for {n} joints')
-    if a.shape != b.shape or a.shape[1] == 0:
-        raise InputError(f'{source}: fields a and b must both be joints x harmonics (N >= 1), '
-                         f'got {a.shape} and {b.shape}')
-    wf = doc.wf if doc.wf is not None else 2 * math.pi / doc.period
-    extra = {k: getattr(doc, k) for k in EXTRA_FIELDS if getattr(doc, k) is not None}
-    return FourierTrajectory(list(doc.joint_names), wf, q0, a, b, doc.periods,
-                             doc.name or default_name, extra)
+    return FourierTrajectory.from_file(parse(TrajectoryFile, data, source), source, default_name)
 
 
 def _matrix(rows, key: str, source: str) -> np.ndarray:

@@ -28,11 +28,11 @@ import numpy as np
 from pydantic import Field, PositiveFloat, PositiveInt
 
 from ..errors import ExcitationError, InputError
-from ..files import dump_yaml, read_yaml, write_atomic
+from ..files import read_yaml
 from ..model.robot import RobotModel
 from ..motion.plan import ExcitationPlan
 from ..motion.segments import CHECK_STEP
-from ..schema import Schema, parse
+from ..schema import Document, Schema, parse
 from .config import JointLimitOverride, default_config
 from .constraints import Constraints
 from .fourier import FourierTrajectory, trajectory_from_dict
@@ -65,8 +65,9 @@ class CosineSpec(Schema):
     periods: PositiveInt = 1
 
 
-class JointwiseFile(Schema):
-    """A joint-wise experiment file (module docstring).
+class JointwiseFile(Document):
+    """A joint-wise experiment file (module docstring); the ``format`` field may be left out
+    when it is parsed as this type (``load_experiment`` tells the types by it).
 
     Parameters
     ----------
@@ -86,6 +87,7 @@ class JointwiseFile(Schema):
         Provenance written by ``robot-ident excite``.
     """
 
+    kind = 'joint-wise experiment file'
     format: Literal[FORMAT] = FORMAT
     name: str | None = None
     joint: str
@@ -95,6 +97,16 @@ class JointwiseFile(Schema):
     source: str | None = None
     margins: dict | None = None
     urdf_sha256: str | None = None
+
+    def plain(self) -> dict:
+        """The content as written: the fields that are set, in their order.
+
+        Returns
+        -------
+        dict
+            ``model_dump()`` without the optional fields that are None.
+        """
+        return self.model_dump(exclude_none=True)
 
 
 @dataclass
@@ -173,66 +185,49 @@ class JointwiseExperiment:
         """Time of the cosines, transitions excluded [s]."""
         return sum(c.period * c.periods for c in self.cosines)
 
-    def to_dict(self) -> dict:
-        """The file content, plain Python types.
-
-        Returns
-        -------
-        dict
-            The ``robot-ident/jointwise/1`` fields, then the ``extra`` ones.
-        """
-        out = {'format': FORMAT, 'name': self.name, 'joint': self.joint,
-               'joint_names': list(self.joint_names), 'hold': self.hold.tolist(),
-               'cosines': [c.model_dump() for c in self.cosines]}
-        out.update(self.extra)
-        return out
-
-    def save(self, path: str | Path) -> Path:
-        """Write the YAML file atomically.
+    @classmethod
+    def from_file(cls, doc: JointwiseFile, source: str | Path,
+                  default_name: str = 'jointwise') -> JointwiseExperiment:
+        """The experiment of a joint-wise file's content.
 
         Parameters
         ----------
-        path : str or Path
-            Destination.
+        doc : JointwiseFile
+            The validated content.
+        source : str or Path
+            Where it comes from, for error messages.
+        default_name : str
+            Name when the content has none.
 
         Returns
         -------
-        Path
-            ``path``.
+        JointwiseExperiment
+
+        Raises
+        ------
+        InputError
+            If ``joint`` is not in ``joint_names`` or ``hold`` has another length (naming the
+            source).
         """
-        return write_atomic(path, dump_yaml(self.to_dict()))
+        extra = {k: getattr(doc, k) for k in ('source', 'margins', 'urdf_sha256')
+                 if getattr(doc, k) is not None}
+        try:
+            return cls(doc.joint, list(doc.joint_names), np.array(doc.hold), list(doc.cosines),
+                       doc.name or default_name, extra)
+        except InputError as exc:
+            raise InputError(f'{source}: {exc}') from None
 
+    def to_file(self) -> JointwiseFile:
+        """The joint-wise file's content (``to_file().write(path)`` saves it).
 
-def jointwise_from_dict(data, source: str, default_name: str = 'jointwise') \
-        -> JointwiseExperiment:
-    """Build an experiment from the content of a file (``load_experiment``).
-
-    Parameters
-    ----------
-    data : dict
-        The parsed file.
-    source : str
-        Where it comes from, for error messages.
-    default_name : str
-        Name when the content has none.
-
-    Returns
-    -------
-    JointwiseExperiment
-
-    Raises
-    ------
-    InputError
-        For a missing or wrong field (naming the source and the field).
-    """
-    doc = parse(JointwiseFile, data, source)
-    extra = {k: getattr(doc, k) for k in ('source', 'margins', 'urdf_sha256')
-             if getattr(doc, k) is not None}
-    try:
-        return JointwiseExperiment(doc.joint, list(doc.joint_names), np.array(doc.hold),
-                                   list(doc.cosines), doc.name or default_name, extra)
-    except InputError as exc:
-        raise InputError(f'{source}: {exc}') from None
+        Returns
+        -------
+        JointwiseFile
+            The ``robot-ident/jointwise/1`` fields, then the ``extra`` ones.
+        """
+        return JointwiseFile(name=self.name, joint=self.joint,
+                             joint_names=list(self.joint_names), hold=self.hold.tolist(),
+                             cosines=list(self.cosines), **self.extra)
 
 
 def load_experiment(path: str | Path) -> FourierTrajectory | JointwiseExperiment:
@@ -256,7 +251,7 @@ def load_experiment(path: str | Path) -> FourierTrajectory | JointwiseExperiment
     path = Path(path)
     data = read_yaml(path, 'excitation file')
     if isinstance(data, dict) and data.get('format') == FORMAT:
-        return jointwise_from_dict(data, str(path), path.stem)
+        return JointwiseExperiment.from_file(parse(JointwiseFile, data, path), path, path.stem)
     return trajectory_from_dict(data, str(path), default_name=path.stem)
 
 

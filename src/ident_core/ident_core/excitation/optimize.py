@@ -32,6 +32,7 @@ import pinocchio as pin
 import scipy.optimize
 
 from ..errors import ExcitationError, InputError
+from ..model.robot import configuration
 from ..optim.evolution import minimize as evolve
 from .fourier import FourierTrajectory
 from .problem import ExcitationProblem
@@ -308,9 +309,10 @@ def _torque_rows(problem, span, lo) -> scipy.optimize.NonlinearConstraint:
 
     def jac(z):
         q, qd, qdd = problem.samples(lo + z * span, basis)
+        x = configuration(model, q)
         out = np.zeros((len(q), n, problem.dim))
         for k in range(len(q)):
-            dtq, dtv, dta = pin.computeRNEADerivatives(model, data, q[k], qd[k], qdd[k])
+            dtq, dtv, dta = pin.computeRNEADerivatives(model, data, x[k], qd[k], qdd[k])
             for i in range(n):
                 cols_a = slice(i * N, (i + 1) * N)
                 cols_b = slice(n * N + i * N, n * N + (i + 1) * N)

@@ -53,36 +53,23 @@ V_L_RATIOS = (0.1, 0.25, 0.5, 0.8)          # × vs
 
 
 class FrictionFitConfig(Schema):
-    """How to fit friction models.
+    """How to fit friction models."""
 
-    Parameters
-    ----------
-    fixed : dict of str to float
-        Parameters held at a value, e.g. ``{'delta': 2.0}``: the Gaussian exponent of the
-        paper (its Tables 1 and 3 keep ``delta = 2``).
-    ga : GeneticConfig
-        The plain GA.
-    sa_ga : SAGAConfig
-        The SA-GA (the paper's operators).
-    repair : bool
-        GA and SA-GA: solve the linear parameters of each individual by least squares for
-        its shape parameters (Lamarckian repair; the search is then effectively over
-        ``vs, delta, v_l``). False: the paper's plain chromosome, which converges slowly in
-        the flat valleys of ``fs, vs, v_l``.
-    search_range : float
-        GA search box around the initial estimate (``search_box``).
-    seed : int
-        Seed of the GA and SA-GA.
-    """
-
-    fixed: dict[str, float] = Field({'delta': 2.0}, description='parameters held at a value')
-    ga: GeneticConfig = GeneticConfig(population=40, generations=100, stall=25, elite=2)
-    sa_ga: SAGAConfig = SAGAConfig(population=40, generations=60, stall=20, elite=2)
-    repair: bool = Field(True, description='GA: solve the linear parameters of each '
-                         'individual by least squares')
+    fixed: dict[str, float] = Field(
+        {'delta': 2.0}, description="Parameters held at a value, e.g. ``{'delta': 2.0}``: the "
+        'Gaussian exponent of the paper (its Tables 1 and 3 keep ``delta = 2``).')
+    ga: GeneticConfig = Field(GeneticConfig(population=40, generations=100, stall=25, elite=2),
+                              description='The plain GA.')
+    sa_ga: SAGAConfig = Field(SAGAConfig(population=40, generations=60, stall=20, elite=2),
+                              description="The SA-GA (the paper's operators).")
+    repair: bool = Field(
+        True, description='GA and SA-GA: solve the linear parameters of each individual by '
+        'least squares for its shape parameters (Lamarckian repair; the search is then '
+        "effectively over ``vs, delta, v_l``). False: the paper's plain chromosome, which "
+        'converges slowly in the flat valleys of ``fs, vs, v_l``.')
     search_range: float = Field(0.3, gt=0, description='GA search box around the initial '
-                                'estimate')
-    seed: int = Field(0, description='seed of the GA and SA-GA')
+                                'estimate (``search_box``).')
+    seed: int = Field(0, description='Seed of the GA and SA-GA.')
 
 
 @dataclass
@@ -382,8 +369,8 @@ def fit_friction(samples: FrictionSamples, model: str, optimizer: str = 'lsq',
     References
     ----------
     .. [1] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based
-       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science),
-       2021 (received 2020-06-28), §2.2–3.
+       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science)
+       55(5):801–809, 2021, doi:10.3785/j.issn.1008-973X.2021.05.001, §2.2–3.
     """
     if optimizer not in OPTIMIZERS:
         raise InputError(f'friction optimizer {optimizer!r} unknown (choose from '

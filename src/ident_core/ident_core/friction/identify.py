@@ -12,7 +12,7 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
 from ..data.datasets import Dataset
 from ..errors import IdentError, InputError
-from ..estimation.identification import IdentificationConfig
+from ..estimation.config import IdentificationConfig
 from ..model.robot import RobotModel
 from ..progress import Progress, advance, describe, expect
 from ..schema import Schema
@@ -27,37 +27,23 @@ FRICTION_CUTOFF_HZ = 30.0
 
 
 class FrictionConfig(Schema):
-    """How to identify friction from recordings.
+    """How to identify friction from recordings."""
 
-    Parameters
-    ----------
-    cutoff_hz : float or None
-        Low-pass cut-off of positions and torques [Hz]; None: ``FRICTION_CUTOFF_HZ``, or
-        a fifth of the sample rate if that is lower.
-    filter_order : int
-        Butterworth order of one pass.
-    use_recorded_velocity : bool or None
-        As for identification (``IdentificationConfig``).
-    standstill_time : float
-        [s]; a stretch this long slower than ``standstill_fraction`` × the actuator's peak
-        speed is a standstill and left out.
-    standstill_fraction : float
-        See ``standstill_time``.
-    fit : FrictionFitConfig
-        Fixed parameters, GA and SA-GA settings, seed.
-    """
-
-    cutoff_hz: PositiveFloat | None = Field(None, description='low-pass cut-off, Hz (unset: '
-                                            '30, at most a fifth of the sample rate)')
-    filter_order: PositiveInt = Field(4, description='Butterworth order of one filter pass')
-    use_recorded_velocity: bool | None = Field(None, description='filter the recorded velocity '
-                                               'instead of differentiating q')
-    standstill_time: NonNegativeFloat = Field(0.1, description='s: slower than '
-                                              'standstill_fraction of the peak speed this long '
-                                              'is a standstill')
-    standstill_fraction: float = Field(0.02, ge=0, lt=1, description='fraction of the peak '
-                                       'speed below which the actuator stands still')
-    fit: FrictionFitConfig = FrictionFitConfig()
+    cutoff_hz: PositiveFloat | None = Field(
+        None, description='Low-pass cut-off of positions and torques [Hz]; None: '
+        '``FRICTION_CUTOFF_HZ`` (30), or a fifth of the sample rate if that is lower.')
+    filter_order: PositiveInt = Field(4, description='Butterworth order of one filter pass.')
+    use_recorded_velocity: bool | None = Field(
+        None, description='Filter the recorded velocity instead of differentiating q, as for '
+        'identification (``IdentificationConfig``).')
+    standstill_time: NonNegativeFloat = Field(
+        0.1, description="[s]; a stretch this long slower than ``standstill_fraction`` × the "
+        "actuator's peak speed is a standstill and left out.")
+    standstill_fraction: float = Field(
+        0.02, ge=0, lt=1, description='Fraction of the peak speed below which the actuator '
+        'stands still (``standstill_time``).')
+    fit: FrictionFitConfig = Field(FrictionFitConfig(), description='Fixed parameters, GA and '
+                                   'SA-GA settings, seed.')
 
     def preprocessing(self, dataset: Dataset) -> IdentificationConfig:
         """The preprocessing settings for one recording.

@@ -198,8 +198,8 @@ def friction_torque(model: str, u, parameters: dict) -> tuple[np.ndarray, np.nda
     References
     ----------
     .. [1] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based
-       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science),
-       2021 (received 2020-06-28), eq. (5)–(7).
+       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science)
+       55(5):801–809, 2021, doi:10.3785/j.issn.1008-973X.2021.05.001, eq. (5)–(7).
     """
     phi, d_u, _ = _basis(model, u, parameters)
     linear = _linear(model, parameters)
@@ -305,8 +305,8 @@ class JointFriction:
     References
     ----------
     .. [1] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based
-       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science),
-       2021 (received 2020-06-28), eq. (5)–(7).
+       on hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science)
+       55(5):801–809, 2021, doi:10.3785/j.issn.1008-973X.2021.05.001, eq. (5)–(7).
     """
 
     def __init__(self, model: str, parameters: dict):

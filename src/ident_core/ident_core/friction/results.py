@@ -22,12 +22,10 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from ..estimation.results import RobotSection, robot_section
-from ..files import dump_yaml, write_atomic
-from ..schema import Schema, read_document
+from ..schema import Document, Schema
 from .fit import FrictionFit
 from .identify import FrictionConfig, FrictionIdentification
 from .models import FRICTION_MODELS
@@ -105,7 +103,7 @@ class JointEntry(Schema):
     validation_rss: dict[FrictionModel, float] = {}
 
 
-class FrictionFile(Schema):
+class FrictionFile(Document):
     """The whole FRICTION.yaml (module docstring).
 
     Parameters
@@ -126,6 +124,7 @@ class FrictionFile(Schema):
         ``'joint model optimizer'`` → why it failed.
     """
 
+    kind = 'friction file'
     format: Literal[FORMAT]
     robot: RobotSection
     rigid_body_model: str
@@ -178,41 +177,3 @@ def friction_file(result: FrictionIdentification, config: FrictionConfig) -> Fri
                         rigid_body_model=result.rigid_source, data=result.data,
                         validation_data=result.validation_data, config=config, joints=joints,
                         failures=result.failures)
-
-
-def write_friction(path: str | Path, content: FrictionFile) -> Path:
-    """Write FRICTION.yaml atomically.
-
-    Parameters
-    ----------
-    path : str or Path
-        Destination.
-    content : FrictionFile
-        ``friction_file``.
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
-    return write_atomic(path, dump_yaml(content.model_dump()))
-
-
-def read_friction(path: str | Path) -> FrictionFile:
-    """Parse and validate FRICTION.yaml.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    FrictionFile
-
-    Raises
-    ------
-    InputError
-        If the file is missing or not a valid friction file (naming the field).
-    """
-    return read_document(path, FrictionFile, FORMAT, 'friction file')

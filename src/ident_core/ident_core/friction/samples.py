@@ -32,7 +32,9 @@ import scipy.ndimage
 from ..data.datasets import Dataset
 from ..data.signal_processing import lowpass
 from ..errors import InputError
-from ..estimation.identification import IdentificationConfig, IdentifiedModel, preprocess
+from ..estimation.config import IdentificationConfig
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.preprocessing import preprocess
 from ..model.regressor import Regressor, RegressorSpec
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission

@@ -29,7 +29,7 @@ import pydantic
 from ..errors import InputError
 from ..friction.models import LINEAR, SHAPE, basis
 from ..schema import Schema
-from .robot import RobotModel
+from .robot import RobotModel, configuration
 from .transmission import Transmission
 
 FRICTION_MODELS = ('none', 'coulomb-viscous', 'coulomb-viscous-offset', 'stribeck',
@@ -164,8 +164,9 @@ class Regressor:
         out = np.empty((len(q), n, self.n_columns))
         model, inertial = self.robot.model, self.n_inertial
         data = model.createData()
+        x = configuration(model, q)
         for k in range(len(q)):
-            out[k, :, :inertial] = pin.computeJointTorqueRegressor(model, data, q[k], qd[k],
+            out[k, :, :inertial] = pin.computeJointTorqueRegressor(model, data, x[k], qd[k],
                                                                    qdd[k])
         out[:, :, inertial:] = self.actuator_columns(qd, qdd)
         return out

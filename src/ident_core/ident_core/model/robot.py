@@ -2,15 +2,23 @@
 
 Pinocchio is the dynamics engine (regressor, RNEA, ABA); this module only loads the model and
 maps the joint order of a dataset onto Pinocchio's.
+
+Positions are one angle (or length) per joint everywhere outside Pinocchio: in files,
+messages and every array of the suite. A continuous (unbounded revolute) joint is the exception
+inside Pinocchio, whose configuration holds ``(cos θ, sin θ)`` for it (``nq ≠ nv``):
+``configuration`` and ``joint_angles`` are the one place that converts.
 """
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import re
 import sys
 import tempfile
+import weakref
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,13 +28,19 @@ import pinocchio as pin
 from ..errors import InputError
 from ..files import check_readable
 
+#: Pinocchio's joint models of one degree of freedom: revolute and prismatic (one configuration
+#: coordinate, the angle or length), and continuous (``JointModelRUB*``,
+#: ``JointModelRevoluteUnboundedUnaligned``: two, ``cos θ, sin θ``).
 SUPPORTED_JOINTS = ('JointModelR', 'JointModelP', 'JointModelRevoluteUnaligned',
-                    'JointModelPrismaticUnaligned')
+                    'JointModelPrismaticUnaligned', 'JointModelRUB',
+                    'JointModelRevoluteUnboundedUnaligned')
+#: Per model: which joints are continuous, and each joint's first configuration index.
+_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
 class RobotModel:
-    """A fixed-base serial or tree robot with 1-DOF revolute and prismatic joints.
+    """A fixed-base serial or tree robot with 1-DOF revolute, continuous and prismatic joints.
 
     The Pinocchio ``model`` is a constant description: functions that compute with it take
     a ``pin.Data`` of their own (``model.createData()``).
@@ -40,7 +54,7 @@ class RobotModel:
     joint_names : list of str
         (n,) names of the moving joints, in Pinocchio's order.
     lower, upper : (n,) ndarray
-        Position limits [rad or m].
+        Position limits [rad or m]; −∞ and +∞ for a continuous joint.
     velocity_limit : (n,) ndarray
         Velocity limits [rad/s or m/s].
     effort_limit : (n,) ndarray
@@ -74,6 +88,12 @@ class RobotModel:
         revolute one (rad, N·m)."""
         return np.array(['JointModelP' in self.model.joints[i].shortname()
                          for i in range(1, self.model.njoints)], dtype=bool)
+
+    @property
+    def continuous(self) -> np.ndarray:
+        """(n,) bool: True for a continuous joint (a revolute joint without position limits,
+        whose configuration in Pinocchio is ``(cos θ, sin θ)``)."""
+        return _layout(self.model)[0].copy()
 
     def finite_limits(self) -> tuple[np.ndarray, np.ndarray]:
         """Position limits, ±π where the URDF gives none (or an empty range).
@@ -113,8 +133,8 @@ class RobotModel:
         digest = hashlib.sha256(' '.join(self.joint_names).encode())
         digest.update(np.array(model.parents, dtype=np.int64).tobytes())
         for scale in (0.0, 0.3, -0.7):
-            q = scale * np.arange(1, model.nq + 1) / model.nq
-            pin.forwardKinematics(model, data, q)
+            q = scale * np.arange(1, model.nv + 1) / model.nv
+            pin.forwardKinematics(model, data, configuration(model, q))
             for i in range(1, model.njoints):
                 frame = np.round(data.oMi[i].homogeneous, 9) + 0.0      # no negative zeros
                 digest.update(frame.tobytes())
@@ -219,9 +239,9 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
     Raises
     ------
     InputError
-        If the file is missing or unreadable, a locked joint is unknown, or a joint is not a
-        1-DOF revolute or prismatic joint (continuous joints and floating bases are not
-        supported yet).
+        If the file is missing or unreadable, a locked joint is unknown, a joint is not a
+        1-DOF revolute, continuous or prismatic joint (floating, planar, spherical), or a moving
+        joint mimics another (``<mimic>``: lock it, or remove the element).
     """
     path = check_readable(urdf, 'URDF file')
     with _stderr_captured() as parser_output:
@@ -238,16 +258,175 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
     names = [model.names[i] for i in range(1, model.njoints)]
     for i, name in enumerate(names, start=1):
         kind = model.joints[i].shortname()
-        if model.nqs[i] != 1 or model.nvs[i] != 1 or not kind.startswith(SUPPORTED_JOINTS):
-            raise InputError(f'{path}: joint {name} is a {kind}; only 1-DOF revolute and '
-                             'prismatic joints are supported')
+        if model.nvs[i] != 1 or model.nqs[i] > 2 or not kind.startswith(SUPPORTED_JOINTS):
+            raise InputError(f'{path}: joint {name} is a {kind}; only 1-DOF revolute, '
+                             'continuous and prismatic joints are supported')
+    mimics = [(j, leader) for j, leader in _mimic_joints(path).items() if j in names]
+    if mimics:
+        joint, leader = mimics[0]
+        raise InputError(f'{path}: joint {joint} mimics {leader} (<mimic>), which is not '
+                         'supported: lock it (locked_joints), or remove its <mimic> element '
+                         'to treat it as an independent joint')
     if model.nv == 0:
         raise InputError(f'{path}: URDF has no moving joint')
-    return RobotModel(urdf=path, model=model, joint_names=names,
-                      lower=np.array(model.lowerPositionLimit),
-                      upper=np.array(model.upperPositionLimit),
+    lower, upper = position_limits(model)
+    return RobotModel(urdf=path, model=model, joint_names=names, lower=lower, upper=upper,
                       velocity_limit=np.array(model.velocityLimit),
                       effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
+
+
+def _layout(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
+    """(continuous (n,) bool, first configuration index (n,) int) of a model's joints, read
+    once per model (Pinocchio's index vectors are slow to read element by element)."""
+    layout = _LAYOUTS.get(model)
+    if layout is None:
+        layout = (np.array(list(model.nqs)[1:]) == 2, np.array(list(model.idx_qs)[1:]))
+        _LAYOUTS[model] = layout
+    return layout
+
+
+def position_limits(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
+    """Position limits of a model's joints, one per joint.
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        A model of 1-DOF joints (``load_robot``).
+
+    Returns
+    -------
+    lower, upper : (n,) ndarray
+        The URDF limits [rad or m]; −∞ and +∞ for a continuous joint.
+    """
+    continuous, iq = _layout(model)
+    return (np.where(continuous, -np.inf, np.asarray(model.lowerPositionLimit)[iq]),
+            np.where(continuous, np.inf, np.asarray(model.upperPositionLimit)[iq]))
+
+
+def configuration(model: pin.Model, q) -> np.ndarray:
+    """Pinocchio's configuration of joint positions.
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        A model of 1-DOF joints (``load_robot``), ``n = model.nv``.
+    q : (..., n) array_like
+        One position per joint [rad or m]; a continuous joint's angle may be wrapped or not.
+
+    Returns
+    -------
+    (..., model.nq) ndarray
+        ``q`` itself (as a float array) when no joint is continuous; else the angle of each
+        continuous joint replaced by ``(cos θ, sin θ)``.
+    """
+    q = np.asarray(q, dtype=float)
+    if model.nq == model.nv:
+        return q
+    continuous, iq = _layout(model)
+    x = np.empty(q.shape[:-1] + (model.nq,))
+    x[..., iq] = np.where(continuous, np.cos(q), q)
+    x[..., iq[continuous] + 1] = np.sin(q[..., continuous])
+    return x
+
+
+def position_difference(model: pin.Model, q1, q0) -> np.ndarray:
+    """Joint positions minus others, the short way round for a continuous joint.
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        A model of 1-DOF joints (``load_robot``), ``n = model.nv``.
+    q1, q0 : (..., n) array_like
+        Positions [rad or m].
+
+    Returns
+    -------
+    (..., n) ndarray
+        ``q1 − q0``; in [−π, π) for a continuous joint (``pin.difference`` of the
+        configurations).
+    """
+    d = np.asarray(q1, dtype=float) - np.asarray(q0, dtype=float)
+    if model.nq == model.nv:
+        return d
+    return np.where(_layout(model)[0], wrapped_angle(d), d)
+
+
+def wrapped_angle(angle):
+    """Angles wrapped into [−π, π).
+
+    Parameters
+    ----------
+    angle : array_like
+        [rad].
+
+    Returns
+    -------
+    ndarray
+        ``angle`` less whole turns [rad].
+    """
+    return (np.asarray(angle, dtype=float) + np.pi) % (2 * np.pi) - np.pi
+
+
+def unwrapped(model: pin.Model, q, previous) -> np.ndarray:
+    """Joint positions with each continuous joint's angle moved by whole turns to within π of
+    the previous sample's (a stream's ``numpy.unwrap``).
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        A model of 1-DOF joints (``load_robot``), ``n = model.nv``.
+    q, previous : (n,) array_like
+        Positions now and at the previous sample [rad or m].
+
+    Returns
+    -------
+    (n,) ndarray
+        ``q`` itself (as a float array) when no joint is continuous.
+    """
+    q = np.asarray(q, dtype=float)
+    if model.nq == model.nv:
+        return q
+    return np.where(_layout(model)[0], previous + position_difference(model, q, previous), q)
+
+
+def _joint_configuration(nq: int, q: float) -> list[float]:
+    """The configuration of one joint at position ``q``: itself, or (cos, sin) for nq = 2."""
+    return [math.cos(q), math.sin(q)] if nq == 2 else [q]
+
+
+def joint_angles(model: pin.Model, x) -> np.ndarray:
+    """Joint positions of a Pinocchio configuration (the inverse of ``configuration``).
+
+    Parameters
+    ----------
+    model : pinocchio.Model
+        A model of 1-DOF joints (``load_robot``), ``n = model.nv``.
+    x : (..., model.nq) array_like
+        Configuration.
+
+    Returns
+    -------
+    (..., n) ndarray
+        One position per joint [rad or m]; a continuous joint's angle in (−π, π].
+    """
+    x = np.asarray(x, dtype=float)
+    if model.nq == model.nv:
+        return x
+    continuous, iq = _layout(model)
+    q = x[..., iq]
+    q[..., continuous] = np.arctan2(x[..., iq[continuous] + 1], x[..., iq[continuous]])
+    return q
+
+
+def _mimic_joints(path: Path) -> dict:
+    """``{joint: the joint it mimics}`` of a URDF's ``<mimic>`` elements (Pinocchio's default
+    model makes such a joint an independent one)."""
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError:                   # Pinocchio read it: a format ET does not (xacro)
+        return {}
+    return {joint.get('name'): mimic.get('joint') for joint in root.iter('joint')
+            for mimic in joint.findall('mimic')}
 
 
 @contextlib.contextmanager
@@ -303,11 +482,12 @@ def reduced_model(model: pin.Model, locked_joints: dict, source: str, geometry=N
     """
     ids, q_ref = [], pin.neutral(model)
     for name, value in locked_joints.items():
-        if not model.existJointName(name) or model.nqs[model.getJointId(name)] != 1:
+        jid = model.getJointId(name) if model.existJointName(name) else 0
+        if jid == 0 or model.nvs[jid] != 1 or model.nqs[jid] > 2:
             raise InputError(f'{source}: locked joint {name} is not a 1-DOF joint of the URDF')
-        jid = model.getJointId(name)
         ids.append(jid)
-        q_ref[model.idx_qs[jid]] = float(value)
+        iq = model.idx_qs[jid]
+        q_ref[iq:iq + model.nqs[jid]] = _joint_configuration(model.nqs[jid], float(value))
     if geometry is None:
         return pin.buildReducedModel(model, ids, q_ref)
     return pin.buildReducedModel(model, geometry, ids, q_ref)

@@ -152,8 +152,7 @@ class InnovationStatistics:
 
     For a filter whose model and noise covariances are right, the innovation ``ν = y − ŷ⁻``
     has the covariance ``S = P⁻ + V`` it predicts, and ``ν²/S`` averages 1 per joint (NIS,
-    Bar-Shalom et al., Estimation with Applications to Tracking and Navigation, §5.4);
-    a model that misses the dynamics gives a mean NIS well above 1.
+    [1]_ §5.4); a model that misses the dynamics gives a mean NIS well above 1.
 
     Parameters
     ----------
@@ -161,6 +160,11 @@ class InnovationStatistics:
         Joints.
     gate : float
         An innovation beyond ``gate·√S`` of its joint is an outlier.
+
+    References
+    ----------
+    .. [1] Bar-Shalom Y., Li X. R., Kirubarajan T., "Estimation with Applications to Tracking
+       and Navigation", Wiley, 2001, doi:10.1002/0471221279.
     """
 
     def __init__(self, n: int, gate: float):

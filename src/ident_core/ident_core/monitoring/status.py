@@ -20,16 +20,10 @@ class Level:
 
 
 class DiagnosticsConfig(Schema):
-    """How often a node reports its health (a parameter of every node).
+    """How often a node reports its health (a parameter of every node)."""
 
-    Parameters
-    ----------
-    diagnostics_period : float
-        Time between two ``/diagnostics`` messages of a node [s].
-    """
-
-    diagnostics_period: PositiveFloat = Field(1.0, description='s between the node\'s '
-                                              '/diagnostics messages')
+    diagnostics_period: PositiveFloat = Field(
+        1.0, description='Time between two ``/diagnostics`` messages of a node [s].')
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ class JointLimits:
     joint_names : list of str
         (n,) joints.
     lower, upper : (n,) ndarray
-        Position limits [rad or m].
+        Position limits [rad or m]; −∞ and +∞ for a joint without (a continuous joint), whose
+        positions are then not checked.
     velocity : (n,) ndarray
         [rad/s or m/s].
     acceleration : (n,) ndarray
@@ -38,7 +39,8 @@ class JointLimits:
 
     @classmethod
     def from_robot(cls, robot: RobotModel, acceleration, joint_names: list[str] | None = None,
-                   overrides: dict | None = None) -> JointLimits:
+                   overrides: dict | None = None,
+                   continuous_range: float | None = None) -> JointLimits:
         """Limits from the URDF (position, velocity) plus acceleration limits.
 
         Parameters
@@ -51,6 +53,9 @@ class JointLimits:
             Order of the result (default: the robot's).
         overrides : dict, optional
             ``{joint: {lower, upper, velocity, acceleration}}``.
+        continuous_range : float, optional
+            A continuous joint's position limits are ``±continuous_range`` [rad] where
+            ``overrides`` does not give them; None: it has none (±∞, positions not checked).
 
         Returns
         -------
@@ -66,6 +71,9 @@ class JointLimits:
         acc = np.broadcast_to(np.asarray(acceleration, dtype=float), (robot.n,))[idx]
         lim = cls(names, robot.lower[idx].copy(), robot.upper[idx].copy(),
                   robot.velocity_limit[idx].copy(), acc.copy())
+        if continuous_range is not None:
+            continuous = robot.continuous[idx]
+            lim.lower[continuous], lim.upper[continuous] = -continuous_range, continuous_range
         for joint, fields in (overrides or {}).items():
             if joint not in names or not isinstance(fields, dict):
                 raise InputError(f'limit override {joint!r}: unknown joint or not a mapping')
@@ -82,13 +90,15 @@ class JointLimits:
         Raises
         ------
         InputError
-            Naming the joint with a missing or inconsistent limit.
+            Naming the joint with a missing or inconsistent limit (position limits are both
+            finite, or both infinite: none).
         """
         for i, j in enumerate(self.joint_names):
-            if not (np.isfinite(self.lower[i]) and np.isfinite(self.upper[i])
-                    and self.lower[i] < self.upper[i]):
-                raise InputError(f'joint {j}: position limits [{self.lower[i]}, {self.upper[i]}] '
-                                 f'missing or empty')
+            lower, upper = self.lower[i], self.upper[i]
+            unbounded = lower == -np.inf and upper == np.inf
+            if not (unbounded or np.isfinite(lower) and np.isfinite(upper) and lower < upper):
+                raise InputError(f'joint {j}: position limits [{lower}, {upper}] missing or '
+                                 f'empty')
             for kind in ('velocity', 'acceleration'):
                 v = getattr(self, kind)[i]
                 if not (np.isfinite(v) and v > 0):
@@ -139,10 +149,10 @@ class JointLimits:
         if not 0 <= margin < 0.5:
             raise InputError(f'limit margin {margin} must be in [0, 0.5)')
         span = self.upper - self.lower
+        shrink = margin * np.where(np.isfinite(span), span, 0.0)     # none without limits
         keep = 1 - margin
-        return JointLimits(self.joint_names, self.lower + margin * span,
-                           self.upper - margin * span, self.velocity * keep,
-                           self.acceleration * keep)
+        return JointLimits(self.joint_names, self.lower + shrink, self.upper - shrink,
+                           self.velocity * keep, self.acceleration * keep)
 
     def margins(self, q, qd, qdd, slack=None) -> dict[str, np.ndarray]:
         """Smallest distance of sampled motion to each limit, per joint.

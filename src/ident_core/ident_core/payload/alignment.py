@@ -18,7 +18,7 @@ import scipy.optimize
 import scipy.signal
 
 from ..errors import InputError
-from ..estimation.identification import Processed
+from ..estimation.preprocessing import Processed
 
 #: Largest RMS position difference after alignment, as a fraction of each joint's range.
 MISMATCH = 0.02

@@ -18,8 +18,9 @@ import numpy as np
 
 from ..data.datasets import Dataset
 from ..errors import InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import estimate
-from ..estimation.identification import IdentificationConfig, stack_regression
+from ..estimation.regression import stack_regression
 from ..model.robot import RobotModel
 from .frame import PayloadFrame
 from .methods import robot_regressor
@@ -93,7 +94,7 @@ def estimate_drive_gains(robot: RobotModel, unloaded: list[Dataset], loaded: lis
     ----------
     .. [1] Gautier M., Briot S., "New method for global identification of the joint drive gains
        of robots using a known payload mass", IEEE/RSJ International Conference on Intelligent
-       Robots and Systems (IROS), San Francisco, 2011.
+       Robots and Systems (IROS), San Francisco, 2011, HAL hal-00609073 (DOI not verified).
     """
     if not known_mass > 0:
         raise InputError(f'--known-mass must be positive, got {known_mass}')

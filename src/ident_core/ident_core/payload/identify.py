@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from ..data.datasets import Dataset
 from ..errors import IdentError, InputError
-from ..estimation.identification import IdentificationConfig, IdentifiedModel
+from ..estimation.config import IdentificationConfig
+from ..estimation.identified_model import IdentifiedModel
 from ..model.robot import RobotModel
 from ..progress import Progress, advance, describe, expect
 from .drive_gains import DriveGains, estimate_drive_gains

@@ -1,33 +1,12 @@
-"""Payload identification methods (docs/methods.md §11; payload_identification_2017 §2.2).
+"""Payload identification methods (docs/methods.md §11, "Methods"; payload_identification_2017
+§2.2): ``global`` (eq. (22)–(23)), ``torque-difference`` (eq. (20)–(21)),
+``parameter-difference`` (eq. (16)–(19)), and beyond the paper ``model`` (with an identified
+robot model) and ``static`` (poses at rest).
 
-Payload parameters ``chi_L`` in a frame of the robot (``frame``), joint torques
-``tau_L = W_L chi_L`` (``PayloadFrame.regressor``); ``W`` the base regressor, ``beta`` the base
-parameters of the robot:
-
-``global`` (eq. (22)–(23))
-    one weighted least-squares problem over unloaded and loaded runs,
-    ``[tau_u; tau_l] = [[W_u, 0], [W_l, W_L]] [beta; chi_L]``; the runs may follow different
-    trajectories.
-``torque-difference`` (eq. (20)–(21))
-    ``tau_l − tau_u = W_L chi_L`` on the same trajectory, the runs aligned by the phase of
-    their motion (``alignment``), in pairs (unloaded run k with loaded run k).
-``parameter-difference`` (eq. (16)–(19))
-    ``beta_l − beta_u = B_L chi_L`` with ``B_L`` the base-parameter map of the carrying body's
-    columns times the frame transform, solved by generalised least squares with the covariance
-    of the difference (the paper inverts ``B_L`` without weights).
-``model`` (beyond the paper)
-    with an identified robot model: ``tau_l − W beta_model = W_L chi_L``, from a short loaded
-    run; the model's standard deviations add ``G diag(std²) Gᵀ`` to the covariance, ``G`` the
-    least-squares map from base-parameter to payload errors (their correlations are not in
-    RESULT.yaml).
-``static`` (``static``)
-    mass and centre of mass from poses at rest.
-
-Each weighted fit is Gautier's WLS (``estimators.estimate``). When the data leave some inertia
-parameters of the payload unexcited, the mass and first moments are estimated alone and the
-unexcited parameters named; unexcited mass or first moments are an error. The estimate is then
-made physically consistent (``parameters.consistent_payload``). The robot's columns use the
-configured friction and rotor-inertia model.
+Each gives the payload parameters ``chi_L`` in a frame of the robot (joint torques
+``tau_L = W_L chi_L``, ``PayloadFrame.regressor``) from unloaded and loaded runs by weighted
+least squares, names the parameters the data leave unexcited, and is made physically consistent
+(``parameters.consistent_payload``).
 """
 from __future__ import annotations
 
@@ -35,22 +14,19 @@ from dataclasses import replace
 
 import numpy as np
 import scipy.linalg
-from pydantic import Field, NonNegativeFloat
+from pydantic import NonNegativeFloat
 
 from ..data.datasets import Dataset
 from ..errors import ExcitationError, InputError
+from ..estimation.config import IdentificationConfig
 from ..estimation.estimators import Estimate, estimate, unexcited_parameters
-from ..estimation.identification import (
-    IdentificationConfig,
-    IdentifiedModel,
-    preprocess,
-    regression_data,
-    stack_processed,
-    stack_regression,
-)
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.preprocessing import preprocess
+from ..estimation.regression import regression_data, stack_processed, stack_regression
 from ..model.base_parameters import BaseParameters, compute_base_parameters
 from ..model.regressor import Regressor
 from ..model.robot import RobotModel
+from ..schema import with_default
 from .alignment import align_runs
 from .frame import PayloadFrame
 from .parameters import MASS_AND_FIRST_MOMENTS, PayloadEstimate, parameter_names
@@ -69,9 +45,8 @@ class PayloadConfig(IdentificationConfig):
     principal moment of a 3 kg payload with all equations, 2 % without those). The robot part
     is always fitted by WLS (``estimator`` is not used)."""
 
-    rotor_inertia: bool = Field(True, description='identify one rotor inertia per actuator')
-    reversal_window: NonNegativeFloat = Field(
-        0.2, description='s: leave out joint equations this close to a velocity reversal')
+    rotor_inertia: bool = with_default(IdentificationConfig, 'rotor_inertia', True)
+    reversal_window: NonNegativeFloat = with_default(IdentificationConfig, 'reversal_window', 0.2)
 
 
 def robot_regressor(robot: RobotModel, datasets: list[Dataset],

@@ -20,13 +20,11 @@ The file mirrors :class:`PayloadFile`::
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from ..estimation.results import RobotSection, robot_section
-from ..files import dump_yaml, write_atomic
 from ..model.robot import RobotModel
-from ..schema import Matrix, Schema, read_document
+from ..schema import Document, Matrix, Schema
 from .identify import PayloadIdentification
 from .parameters import PayloadEstimate
 
@@ -103,7 +101,7 @@ class PayloadData(Schema):
     model: str | None = None
 
 
-class PayloadFile(Schema):
+class PayloadFile(Document):
     """The whole PAYLOAD.yaml (module docstring).
 
     Parameters
@@ -132,6 +130,7 @@ class PayloadFile(Schema):
         The inputs.
     """
 
+    kind = 'payload file'
     format: Literal[FORMAT]
     robot: RobotSection
     frame: str
@@ -197,40 +196,3 @@ def payload_file(robot: RobotModel, identification: PayloadIdentification,
         failures=dict(identification.failures),
         drive_gains=None if gains is None else gains.gains.tolist(),
         drive_gains_std=None if gains is None else gains.std.tolist(), data=data)
-
-
-def write_payload(path: str | Path, content: PayloadFile) -> Path:
-    """Write PAYLOAD.yaml atomically.
-
-    Parameters
-    ----------
-    path : str or Path
-        Destination.
-    content : PayloadFile
-        ``payload_file``.
-
-    Returns
-    -------
-    Path
-    """
-    return write_atomic(path, dump_yaml(content.model_dump()))
-
-
-def read_payload(path: str | Path) -> PayloadFile:
-    """Parse and validate PAYLOAD.yaml.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-
-    Returns
-    -------
-    PayloadFile
-
-    Raises
-    ------
-    InputError
-        If the file is missing or not a valid payload file (naming the field).
-    """
-    return read_document(path, PayloadFile, FORMAT, 'payload file')

@@ -18,9 +18,11 @@ import pinocchio as pin
 
 from ..data.datasets import Dataset
 from ..errors import InputError
-from ..estimation.identification import IdentificationConfig, IdentifiedModel, preprocess
+from ..estimation.config import IdentificationConfig
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.preprocessing import preprocess
 from ..model.regressor import Regressor, RegressorSpec
-from ..model.robot import RobotModel
+from ..model.robot import RobotModel, configuration, position_difference
 from .frame import PayloadFrame
 from .methods import fit_payload
 
@@ -133,14 +135,17 @@ def _matching_torques(robot, q, unloaded, config) -> np.ndarray:
     carried over the small difference (a controller without integral action sags under the
     payload) by the URDF's gravity gradient (``pin.computeGeneralizedGravityDerivatives``)."""
     q_u, tau_u = rest_poses(robot, unloaded, config)
-    data = robot.model.createData()
+    model = robot.model
+    data = model.createData()
     out = []
     for k, pose in enumerate(q):
-        dist = np.abs(q_u - pose).max(axis=1) if len(q_u) else np.array([np.inf])
+        step = position_difference(model, pose, q_u)
+        dist = np.abs(step).max(axis=1) if len(q_u) else np.array([np.inf])
         best = int(np.argmin(dist))
         if dist[best] > POSE_TOLERANCE:
             raise InputError(f'loaded rest pose {k + 1} ({np.round(pose, 3).tolist()}) has no '
                              f'unloaded rest pose within {POSE_TOLERANCE:g} on every joint')
-        gradient = pin.computeGeneralizedGravityDerivatives(robot.model, data, q_u[best])
-        out.append(tau_u[best] + gradient @ (pose - q_u[best]))
+        gradient = pin.computeGeneralizedGravityDerivatives(model, data,
+                                                            configuration(model, q_u[best]))
+        out.append(tau_u[best] + gradient @ step[best])
     return np.array(out)

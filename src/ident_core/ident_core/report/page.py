@@ -9,14 +9,14 @@ from pathlib import Path
 from ..data.datasets import load_source
 from ..data.sources import short_source, source_path
 from ..errors import DataWarning, InputError
-from ..estimation.identification import IdentifiedModel
-from ..estimation.results import ValidationEntry, read_result, read_result_file
+from ..estimation.identified_model import IdentifiedModel
+from ..estimation.results import ResultFile, ValidationEntry, read_result
 from ..files import check_readable, write_atomic
 from ..friction.identify import collect_samples
-from ..friction.results import FrictionFile, read_friction
+from ..friction.results import FrictionFile
 from ..friction.samples import RigidBodyModel
 from ..model.robot import load_robot
-from ..payload.results import read_payload
+from ..payload.results import PayloadFile
 from ..progress import Progress, advance, describe, expect
 from . import friction, parameters, payload, torque_estimates, torques
 from .html import Section, Table, render_page
@@ -101,14 +101,14 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
     if inputs.model:
         describe(progress, 'identified model')
         model = read_result(inputs.model, inputs.urdf, inputs.ignore_urdf_change)
-        document = read_result_file(inputs.model)
+        document = ResultFile.read(inputs.model)
         title = f'Identification report: {document.robot.name}'
         sections += model_sections(model, document.validation, Path(inputs.model).parent,
                                    inputs.recover, progress)
         advance(progress)
     if inputs.friction:
         describe(progress, 'friction')
-        sections.append(friction_section(read_friction(inputs.friction), inputs))
+        sections.append(friction_section(FrictionFile.read(inputs.friction), inputs))
         advance(progress)
     if inputs.payload:
         describe(progress, 'payload')
@@ -120,23 +120,6 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
         advance(progress)
     out = Path(out_dir) / PAGE
     return write_atomic(out, render_page(title, sections))
-
-
-def report_folder(result: str | Path) -> Path:
-    """The report folder the identification node writes beside a RESULT.yaml.
-
-    Parameters
-    ----------
-    result : str or Path
-        ``DIR/NAME.yaml``.
-
-    Returns
-    -------
-    Path
-        ``DIR/NAME_report``.
-    """
-    result = Path(result)
-    return result.with_name(f'{result.stem}_report')
 
 
 def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], folder: Path,
@@ -248,7 +231,7 @@ def payload_section(path: str | Path) -> Section:
     InputError
         If the file is not a valid PAYLOAD.yaml.
     """
-    content = read_payload(path)
+    content = PayloadFile.read(path)
     section = Section('payload', 'Payload', paragraphs=[
         f'{content.mass:.4g} kg, centre of mass {_vector(content.com)} m in {content.frame} '
         f'(method {content.selected}).'], tables=[payload.payload_table(content)],

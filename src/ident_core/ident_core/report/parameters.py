@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..friction.fit import POOR_STD_PERCENT
 from ..model.inertial import link_inertials
 from . import figures

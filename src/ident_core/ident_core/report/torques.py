@@ -11,13 +11,9 @@ from scipy import signal
 from ..data.datasets import Dataset
 from ..data.sources import short_source
 from ..estimation import metrics
-from ..estimation.identification import (
-    IdentifiedModel,
-    Processed,
-    preprocess,
-    prior_standard_parameters,
-    regression_data,
-)
+from ..estimation.identified_model import IdentifiedModel, prior_standard_parameters
+from ..estimation.preprocessing import Processed, preprocess
+from ..estimation.regression import regression_data
 from ..model.robot import RobotModel
 from . import figures
 from .html import Figure, Table

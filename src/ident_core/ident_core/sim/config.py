@@ -135,88 +135,58 @@ class SimulatedHardware:
 
 class SimulationConfig(Schema):
     """The simulated hardware as a user configures it; lists are per joint (URDF order), one
-    value meaning the same for every joint.
+    value meaning the same for every joint."""
 
-    Parameters
-    ----------
-    rate_hz : float
-        Control, integration and joint_states rate [Hz].
-    seed : int
-        Seed of the perturbation and of the noise.
-    perturbation : float
-        Relative spread of the true inertial parameters, in [0, 1).
-    rotor_inertia : list of float
-        True rotor inertia, joint side [kg·m²].
-    friction_model : {'coulomb-viscous', 'improved-stribeck'}
-        True friction model (``friction.models``; both with the linear band through the offset
-        inside ``|qd| < v_l``).
-    coulomb, viscous, offset : list of float
-        True friction [N·m, N·m·s/rad, N·m].
-    stribeck_static, stribeck_velocity, stribeck_exponent : list of float
-        Improved Stribeck model only: fs [N·m], vs [rad/s], delta.
-    reversal_band : list of float
-        v_l, half-width of the linear friction segment through zero [rad/s].
-    position_resolution : float
-        Encoder resolution, joint side [rad].
-    torque_noise_std : list of float
-        Effort noise [N·m].
-    effort_resolution : list of float
-        Effort quantisation [N·m]; 0: none.
-    kp, kd : list of float
-        Computed-torque PD gains [1/s², 1/s].
-    controller_rotor_inertia, controller_coulomb, controller_viscous : list of float
-        What the controller's model knows: rotor inertia and friction feed-forward.
-    initial_position : list of float
-        [rad].
-    payload_mass : float
-        [kg]; > 0: a payload in ``payload_frame``.
-    payload_com : list of float
-        (3,) centre of mass in ``payload_frame`` [m].
-    payload_inertia : list of float
-        (6,) ``ixx ixy iyy ixz iyz izz`` about the centre of mass [kg·m²].
-    payload_frame : str
-        Frame of the URDF holding the payload.
-    payload_mounted : bool
-        Mount the payload at start (else it waits for the simulator node's ``~/set_payload``).
-    """
-
-    rate_hz: PositiveFloat = Field(1000.0, description='control, integration and joint_states '
-                                   'rate, Hz')
-    seed: int = Field(0, description='seed of the perturbation and of the noise')
-    perturbation: float = Field(0.2, ge=0, lt=1, description='relative spread of the true '
-                                'inertial parameters around the URDF')
-    rotor_inertia: list[float] = Field([0.0], description='true rotor inertia, kg·m², joint side')
+    rate_hz: PositiveFloat = Field(1000.0, description='Control, integration and joint_states '
+                                   'rate [Hz].')
+    seed: int = Field(0, description='Seed of the perturbation and of the noise.')
+    perturbation: float = Field(0.2, ge=0, lt=1, description='Relative spread of the true '
+                                'inertial parameters around the URDF, in [0, 1).')
+    rotor_inertia: list[float] = Field([0.0], description='True rotor inertia, joint side '
+                                       '[kg·m²].')
     friction_model: Literal[SIMULATED_MODELS] = Field(
-        'coulomb-viscous', description='true friction: coulomb-viscous or improved-stribeck')
-    coulomb: list[float] = Field([0.0], description='true Coulomb friction, N·m')
-    viscous: list[float] = Field([0.0], description='true viscous friction, N·m·s/rad')
-    offset: list[float] = Field([0.0], description='true torque offset, N·m')
-    stribeck_static: list[float] = Field([0.0], description='Stribeck fs, N·m')
-    stribeck_velocity: list[float] = Field([0.0], description='Stribeck vs, rad/s')
-    stribeck_exponent: list[float] = Field([0.0], description='Stribeck exponent delta')
-    reversal_band: list[PositiveFloat] = Field([0.001], description='linear friction band '
-                                               '|qd| < v_l, rad/s')
-    position_resolution: NonNegativeFloat = Field(ENCODER_RESOLUTION,
-                                                  description='encoder resolution, rad')
-    torque_noise_std: list[float] = Field([0.0], description='effort noise std, N·m')
-    effort_resolution: list[float] = Field([0.0], description='effort quantisation step, N·m')
-    kp: list[float] = Field([2500.0], description='computed-torque P gain, 1/s²')
-    kd: list[float] = Field([100.0], description='computed-torque D gain, 1/s')
-    controller_rotor_inertia: list[float] = Field([0.0], description='rotor inertia in the '
-                                                  "controller's model, kg·m²")
-    controller_coulomb: list[float] = Field([0.0], description='Coulomb feed-forward, N·m')
-    controller_viscous: list[float] = Field([0.0], description='viscous feed-forward, '
-                                            'N·m·s/rad')
-    initial_position: list[float] = Field([0.0], description='joint positions at start, rad')
-    payload_mass: NonNegativeFloat = Field(0.0, description='kg; > 0: a payload')
+        'coulomb-viscous', description='True friction model (``friction.models``; both with '
+        'the linear band through the offset inside ``|qd| < v_l``).')
+    coulomb: list[float] = Field([0.0], description='True Coulomb friction [N·m].')
+    viscous: list[float] = Field([0.0], description='True viscous friction [N·m·s/rad].')
+    offset: list[float] = Field([0.0], description='True torque offset [N·m].')
+    stribeck_static: list[float] = Field([0.0], description='Improved Stribeck model only: '
+                                         'fs [N·m].')
+    stribeck_velocity: list[float] = Field([0.0], description='Improved Stribeck model only: '
+                                           'vs [rad/s].')
+    stribeck_exponent: list[float] = Field([0.0], description='Improved Stribeck model only: '
+                                           'the exponent delta.')
+    reversal_band: list[PositiveFloat] = Field(
+        [0.001], description='v_l, half-width of the linear friction segment through zero '
+        '(``|qd| < v_l``) [rad/s].')
+    position_resolution: NonNegativeFloat = Field(
+        ENCODER_RESOLUTION, description='Encoder resolution, joint side [rad].')
+    torque_noise_std: list[float] = Field([0.0], description='Effort noise, standard '
+                                          'deviation [N·m].')
+    effort_resolution: list[float] = Field([0.0], description='Effort quantisation step [N·m]; '
+                                           '0: none.')
+    kp: list[float] = Field([2500.0], description='Computed-torque P gain [1/s²].')
+    kd: list[float] = Field([100.0], description='Computed-torque D gain [1/s].')
+    controller_rotor_inertia: list[float] = Field(
+        [0.0], description="Rotor inertia in the controller's model [kg·m²] (what the "
+        'controller knows).')
+    controller_coulomb: list[float] = Field(
+        [0.0], description="Coulomb friction feed-forward of the controller's model [N·m].")
+    controller_viscous: list[float] = Field(
+        [0.0], description="Viscous friction feed-forward of the controller's model "
+        '[N·m·s/rad].')
+    initial_position: list[float] = Field([0.0], description='Joint positions at start [rad].')
+    payload_mass: NonNegativeFloat = Field(0.0, description='Payload mass [kg]; > 0: a payload '
+                                           'in ``payload_frame``.')
     payload_com: list[float] = Field([0.0, 0.0, 0.0], min_length=3, max_length=3,
-                                     description='payload centre of mass in payload_frame, m')
-    payload_inertia: list[float] = Field([0.0] * 6, min_length=6, max_length=6,
-                                         description='payload inertia about its COM, ixx ixy '
-                                         'iyy ixz iyz izz, kg·m²')
-    payload_frame: str = Field('flange', description='frame of the URDF holding the payload')
-    payload_mounted: bool = Field(True, description='mount the payload at start (else on '
-                                  '~/set_payload)')
+                                     description='(3,) centre of mass of the payload in '
+                                                 '``payload_frame`` [m].')
+    payload_inertia: list[float] = Field(
+        [0.0] * 6, min_length=6, max_length=6, description='(6,) ``ixx ixy iyy ixz iyz izz`` '
+        'of the payload about its centre of mass [kg·m²].')
+    payload_frame: str = Field('flange', description='Frame of the URDF holding the payload.')
+    payload_mounted: bool = Field(True, description="Mount the payload at start (else it waits "
+                                  "for the simulator node's ``~/set_payload``).")
 
     def hardware(self, n: int) -> SimulatedHardware:
         """The simulator's settings for an n-joint robot.

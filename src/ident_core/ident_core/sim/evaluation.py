@@ -12,7 +12,8 @@ import numpy as np
 
 from ..data.datasets import Dataset, load_bag
 from ..errors import InputError
-from ..estimation.identification import IdentifiedModel, validate
+from ..estimation.identification import validate
+from ..estimation.identified_model import IdentifiedModel
 from ..files import read_yaml
 from ..model.robot import RobotModel
 from .simulator import GROUND_TRUTH_FORMAT

@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..model.base_parameters import compute_base_parameters
 from ..model.inertial import inertia_matrix
 from ..model.regressor import Regressor, RegressorSpec
-from ..model.robot import RobotModel
+from ..model.robot import RobotModel, configuration, position_difference
 from .config import Payload, SimulatedHardware
 from .synthetic import perturbed_inertial
 
@@ -200,7 +200,8 @@ class RobotSimulator:
         Parameters
         ----------
         q_des, qd_des, qdd_des : (n,) ndarray
-            Desired state.
+            Desired state; a continuous joint's position error is taken the short way round
+            (as ``joint_trajectory_controller`` does for it).
 
         Returns
         -------
@@ -210,8 +211,10 @@ class RobotSimulator:
         cfg, dt = self.hardware, self.hardware.dt
         position = self._measure_position(self._q)
         velocity = (position - self._measured_previous) / dt
-        command = qdd_des + cfg.kp * (q_des - position) + cfg.kd * (qd_des - velocity)
-        u = pin.rnea(self.nominal_model, self._nominal_data, position, velocity, command)
+        error = position_difference(self.nominal_model, q_des, position)   # JTC: short way
+        command = qdd_des + cfg.kp * error + cfg.kd * (qd_des - velocity)
+        u = pin.rnea(self.nominal_model, self._nominal_data,
+                     configuration(self.nominal_model, position), velocity, command)
         u += cfg.controller_fc * np.tanh(qd_des / FEEDFORWARD_BAND) + cfg.controller_fv * qd_des
         u = np.clip(u, -self._effort_limit, self._effort_limit)
         external = self._external if self.step_count < self._external_until \
@@ -234,14 +237,15 @@ class RobotSimulator:
         the drive and external torques."""
         half = 0.5 * self.hardware.dt
         model, data = self.true_model, self._true_data
-        m = pin.crba(model, data, self._q)
+        x = configuration(model, self._q)
+        m = pin.crba(model, data, x)
         m = np.triu(m) + np.triu(m, 1).T
         v_l = self.hardware.friction.v_l
         a = self._a
         for _ in range(NEWTON_ITERATIONS):
             v = self._v_half + half * a
             friction, slope = self.hardware.friction.torque(v)
-            residual = m @ a + pin.nonLinearEffects(model, data, self._q, v) + friction - u
+            residual = m @ a + pin.nonLinearEffects(model, data, x, v) + friction - u
             if np.max(np.abs(residual)) < 1e-9:
                 break
             a = a - np.linalg.solve(m + half * np.diag(slope), residual)

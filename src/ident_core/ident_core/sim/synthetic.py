@@ -14,7 +14,7 @@ import pinocchio as pin
 
 from ..data.datasets import Dataset
 from ..excitation.fourier import FourierBasis
-from ..model.robot import RobotModel
+from ..model.robot import RobotModel, configuration
 from ..model.transmission import Transmission
 
 
@@ -185,8 +185,8 @@ def simulate_torques(robot: RobotModel, truth: TrueParameters, q, qd, qdd) -> np
     model = robot.model.copy()
     for i in range(1, model.njoints):
         model.inertias[i] = pin.Inertia.FromDynamicParameters(truth.inertial[10 * (i - 1):10 * i])
-    data = model.createData()
-    tau = np.array([pin.rnea(model, data, q[k], qd[k], qdd[k]) for k in range(len(q))])
+    data, x = model.createData(), configuration(model, q)
+    tau = np.array([pin.rnea(model, data, x[k], qd[k], qdd[k]) for k in range(len(q))])
     return tau + truth.Ia * qdd + truth.fv * qd + truth.fc * np.sign(qd) + truth.offset
 
 

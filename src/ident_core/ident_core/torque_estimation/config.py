@@ -25,71 +25,50 @@ Covariance = Literal['auto'] | float | list[float]
 
 
 class TorqueEstimatorConfig(Schema):
-    """How joint torques are estimated.
+    """How joint torques are estimated."""
 
-    Parameters
-    ----------
-    method : {'kalman', 'mean5', 'lowpass', 'momentum-observer'}
-        ``kalman``: model-based Kalman filters: without a reference the state filter of the
-        motion and the model error (``state_filter``), with one the filter of
-        scara_kalman_torque_estimation_2018;
-        ``mean5``: the mean of the last ``mean_window`` measurements (the paper's baseline,
-        eq. (22)); ``lowpass``: a causal Butterworth low-pass; ``momentum-observer``: no
-        filtering of the joint torque, the external torque of the momentum observer only
-        (which every method gives, from the measured torque).
-    linearization : {'reference', 'measured'}
-        Kalman filter with a reference: the motion where the inverse dynamics are expanded.
-        ``reference``: the reference of the previous sample, so that the prediction follows the
-        reference's increments; ``measured``: the measured position, its first difference and
-        the acceleration of the forward dynamics under the mean-filtered torque (the paper's
-        eq. (10), (22), (23)).
-    initial_covariance : float or list of float
-        Kalman filter with a reference: ``P0`` [(N·m)²], one, n or n² values.
-    process_noise, measurement_noise : 'auto' or float or list of float
-        ``W`` and ``V`` [(N·m)²], one, n or n² values (the state filter takes their
-        diagonals); ``auto``: estimated per joint while filtering (``state_noise``; with a
-        reference, from the auto-covariance of the innovation of the measured increments,
-        ``noise.NoiseEstimator``).
-    noise_time_constant : float
-        ``auto``: memory of the noise estimates [s].
-    mean_window : int
-        Samples of the mean filter (``mean5``, and the torque of the ``measured``
-        linearisation).
-    lowpass_cutoff_hz : float
-        Cut-off of ``lowpass`` [Hz].
-    lowpass_order : int
-        Butterworth order of ``lowpass``.
-    observer_gain : float or list of float
-        ``K_O`` of the momentum observer [1/s], one or n values: the external torque follows a
-        first-order lag of this bandwidth.
-    collision_threshold : float or list of float
-        |external torque| above which a joint is in collision [N·m or N], one or n values;
-        0 for a joint: never.
-    collision_time : float
-        Time the external torque must stay above the threshold [s].
-    """
-
-    method: Literal[METHODS] = Field('kalman', description='kalman, mean5, lowpass or '
-                                     'momentum-observer')
+    method: Literal[METHODS] = Field(
+        'kalman', description='``kalman``: model-based Kalman filters: without a reference the '
+        'state filter of the motion and the model error (``state_filter``), with one the filter '
+        'of scara_kalman_torque_estimation_2018; ``mean5``: the mean of the last '
+        "``mean_window`` measurements (the paper's baseline, eq. (22)); ``lowpass``: a causal "
+        'Butterworth low-pass; ``momentum-observer``: no filtering of the joint torque, the '
+        'external torque of the momentum observer only (which every method gives, from the '
+        'measured torque).')
     linearization: Literal['reference', 'measured'] = Field(
-        'reference', description='kalman: expand the dynamics at the reference (reference) or '
-        'at the measured motion (measured, the paper)')
+        'reference', description='Kalman filter with a reference: the motion where the inverse '
+        'dynamics are expanded. ``reference``: the reference of the previous sample, so that '
+        "the prediction follows the reference's increments; ``measured``: the measured "
+        'position, its first difference and the acceleration of the forward dynamics under '
+        "the mean-filtered torque (the paper's eq. (10), (22), (23)).")
     initial_covariance: PositiveFloat | list[float] = Field(
-        0.1, description='kalman: P0, (N·m)², 1, n or n² values')
-    process_noise: Covariance = Field('auto', description="kalman: W, (N·m)², 1, n or n² "
-                                      "values, or 'auto'")
-    measurement_noise: Covariance = Field('auto', description="kalman: V, (N·m)², 1, n or n² "
-                                          "values, or 'auto'")
-    noise_time_constant: PositiveFloat = Field(10.0, description="kalman 'auto': memory of the "
-                                               'noise estimates, s')
-    mean_window: PositiveInt = Field(5, description='samples of the mean filter')
-    lowpass_cutoff_hz: PositiveFloat = Field(100.0, description='lowpass: cut-off, Hz')
-    lowpass_order: PositiveInt = Field(2, description='lowpass: Butterworth order')
-    observer_gain: PerJoint = Field(100.0, description='momentum observer gain K_O, 1/s')
-    collision_threshold: PerJoint = Field(0.0, description='|external torque| of a collision, '
-                                          'N·m (0: no detection)')
-    collision_time: NonNegativeFloat = Field(0.002, description='time above the threshold '
-                                             'before a collision is reported, s')
+        0.1, description='Kalman filter with a reference: ``P0`` [(N·m)²], one, n or n² '
+        'values.')
+    process_noise: Covariance = Field(
+        'auto', description='Kalman filter: ``W`` [(N·m)²], one, n or n² values (the state '
+        'filter takes the diagonal); ``auto``: estimated per joint while filtering (the state '
+        "filter's ``state_noise``; with a reference, from the auto-covariance of the "
+        'innovation of the measured increments, ``noise.NoiseEstimator``).')
+    measurement_noise: Covariance = Field(
+        'auto', description='Kalman filter: ``V`` [(N·m)²], one, n or n² values (the state '
+        'filter takes the diagonal); ``auto``: estimated like ``process_noise``.')
+    noise_time_constant: PositiveFloat = Field(
+        10.0, description='Kalman filter, ``auto`` covariances: memory of the noise estimates '
+        '[s].')
+    mean_window: PositiveInt = Field(5, description='Samples of the mean filter (``mean5``, '
+                                     'and the torque of the ``measured`` linearisation).')
+    lowpass_cutoff_hz: PositiveFloat = Field(100.0,
+                                             description='Cut-off of ``lowpass`` [Hz].')
+    lowpass_order: PositiveInt = Field(2, description='Butterworth order of ``lowpass``.')
+    observer_gain: PerJoint = Field(
+        100.0, description='``K_O`` of the momentum observer [1/s], one or n values: the '
+        'external torque follows a first-order lag of this bandwidth.')
+    collision_threshold: PerJoint = Field(
+        0.0, description='|external torque| above which a joint is in collision [N·m or N], '
+        'one or n values; 0 for a joint: never (no detection).')
+    collision_time: NonNegativeFloat = Field(
+        0.002, description='Time the external torque must stay above the threshold before a '
+        'collision is reported [s].')
 
 
 def covariance(value, n: int, field: str) -> np.ndarray | None:

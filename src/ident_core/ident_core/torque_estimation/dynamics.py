@@ -23,12 +23,12 @@ import numpy as np
 import pinocchio as pin
 
 from ..errors import InputError
-from ..estimation.identification import IdentifiedModel
+from ..estimation.identified_model import IdentifiedModel
 from ..estimation.results import read_result
 from ..friction.models import LINEAR, JointFriction
-from ..model.robot import RobotModel, load_robot
+from ..model.robot import RobotModel, configuration, load_robot
 from ..payload.frame import payload_frame
-from ..payload.results import PayloadFile, read_payload
+from ..payload.results import PayloadFile
 
 #: Relative error allowed when an identified body is turned into a Pinocchio inertia and back.
 ROUND_TRIP_TOLERANCE = 1e-6
@@ -140,7 +140,8 @@ def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd,
     (n,) ndarray
         ``tau`` [N·m or N].
     """
-    tau = pin.rnea(dm.model, data, q, qd, qdd) + (dm.friction_torque(qd) if friction else 0.0)
+    tau = pin.rnea(dm.model, data, configuration(dm.model, q), qd, qdd) \
+        + (dm.friction_torque(qd) if friction else 0.0)
     if dm.rotor_coupling is not None:
         tau += dm.rotor_coupling @ qdd
     return tau
@@ -178,7 +179,7 @@ def inverse_dynamics_derivatives(dm: DynamicModel, data: pin.Data, q, qd, qdd,
     .. [2] Carpentier J., Mansard N., "Analytical derivatives of rigid body dynamics
        algorithms", Robotics: Science and Systems, 2018, DOI 10.15607/RSS.2018.XIV.038.
     """
-    pin.computeRNEADerivatives(dm.model, data, q, qd, qdd)
+    pin.computeRNEADerivatives(dm.model, data, configuration(dm.model, q), qd, qdd)
     dtau_dqd = data.dtau_dv + dm.friction_derivative(qd) if friction else data.dtau_dv
     return data.dtau_dq, dtau_dqd, _with_rotors(dm, data.M)
 
@@ -206,9 +207,9 @@ def forward_dynamics(dm: DynamicModel, data: pin.Data, q, qd, tau) -> np.ndarray
     """
     drive = tau - dm.friction_torque(qd)
     if dm.rotor_coupling is None:
-        return pin.aba(dm.model, data, q, qd, drive).copy()
-    return np.linalg.solve(mass_matrix(dm, data, q),
-                           drive - pin.nonLinearEffects(dm.model, data, q, qd))
+        return pin.aba(dm.model, data, configuration(dm.model, q), qd, drive).copy()
+    return np.linalg.solve(mass_matrix(dm, data, q), drive - pin.nonLinearEffects(
+        dm.model, data, configuration(dm.model, q), qd))
 
 
 def mass_matrix(dm: DynamicModel, data: pin.Data, q) -> np.ndarray:
@@ -228,7 +229,7 @@ def mass_matrix(dm: DynamicModel, data: pin.Data, q) -> np.ndarray:
     (n, n) ndarray
         [kg·m² or kg]; an array of ``data`` without rotor inertia.
     """
-    return _with_rotors(dm, pin.crba(dm.model, data, q))
+    return _with_rotors(dm, pin.crba(dm.model, data, configuration(dm.model, q)))
 
 
 def _with_rotors(dm: DynamicModel, mass: np.ndarray) -> np.ndarray:
@@ -280,8 +281,9 @@ def momentum_bias(dm: DynamicModel, data: pin.Data, q, qd) -> np.ndarray:
        Conference on Intelligent Robots and Systems (IROS), 2006, pp. 1623–1630,
        DOI 10.1109/IROS.2006.282053.
     """
-    coriolis = pin.computeCoriolisMatrix(dm.model, data, q, qd)
-    return pin.computeGeneralizedGravity(dm.model, data, q) + dm.friction_torque(qd) \
+    x = configuration(dm.model, q)
+    coriolis = pin.computeCoriolisMatrix(dm.model, data, x, qd)
+    return pin.computeGeneralizedGravity(dm.model, data, x) + dm.friction_torque(qd) \
         - coriolis.T @ qd
 
 
@@ -399,10 +401,10 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
     Raises
     ------
     InputError
-        If neither file is given, or for a bad file (``read_result``, ``read_payload``,
+        If neither file is given, or for a bad file (``read_result``, ``PayloadFile.read``,
         ``dynamic_model_from_result``).
     """
-    payload = None if payload_file is None else read_payload(payload_file)
+    payload = None if payload_file is None else PayloadFile.read(payload_file)
     if model_file is not None:
         return dynamic_model_from_result(read_result(model_file, urdf, ignore_urdf_change),
                                          str(model_file), payload)

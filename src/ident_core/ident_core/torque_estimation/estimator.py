@@ -6,11 +6,12 @@ torques out.
 on every sample; on the samples that come with a reference, the paper's filter expanded at the
 reference (``kalman``) gives the estimate instead, started afresh where a reference begins. The
 velocity of the baselines and of the paper's filter is the first difference of the positions
-over the stamps (the paper's, and what a drive reports); a sample with the stamp of the previous
-one is a repeat and is skipped. The external torque is the momentum observer's, driven by the
-measured torque for every method: the observer is itself a first-order filter of bandwidth
-``observer_gain``, and another filter in front of it would only delay a collision's detection.
-``momentum-observer`` leaves the joint torque unfiltered.
+over the stamps (the paper's, and what a drive reports), a continuous joint's angle unwrapped
+first (for every method); a sample with the stamp of the previous one is a repeat and is
+skipped. The external torque is the momentum observer's, driven by the measured torque for every
+method: the observer is itself a first-order filter of bandwidth ``observer_gain``, and another
+filter in front of it would only delay a collision's detection. ``momentum-observer`` leaves the
+joint torque unfiltered.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..model.robot import unwrapped
 from ..monitoring.statistics import InnovationStatistics
 from ..schema import per_joint
 from .baselines import LowpassFilter, MeanFilter
@@ -128,6 +130,7 @@ class TorqueEstimator:
             if dt == 0:
                 self.repeats += 1
                 return None
+            q = unwrapped(self.dm.model, q, self._last[1])   # a continuous joint's wrap
             qd = (q - self._last[1]) / dt
         self._last = (t, q)
         mean = self.mean.update(effort)

@@ -1,28 +1,12 @@
-"""The Kalman filter of joint torques of scara_kalman_torque_estimation_2018 (docs/methods.md
-§12), for n joints and any dynamic model.
+"""The Kalman filter of joint torques of scara_kalman_torque_estimation_2018, for n joints and any
+dynamic model (docs/methods.md §12, "Kalman filter").
 
-State and measurement are the joint torques. The first-order Taylor expansion of the inverse
-dynamics at the motion ``s_k`` gives the prediction (eq. (14)–(17))
-
-    tau_{k+1} = tau_k + B_u,k u_k + w_k,      y_k = tau_k + v_k,
-    B_u,k = [∂tau/∂q, ∂tau/∂qd, ∂tau/∂qdd](s_k),   u_k = r_{k+1} − s_k   (eq. (23)),
-
-``r_{k+1}`` the reference motion at the next sample (the measured one without a reference).
-The update is the linear Kalman filter of eq. (12)–(13) with ``F = C = I``.
-
-``s_k`` is, as in the paper (``linearization='measured'``), the measured position, its first
-difference and the acceleration of the forward dynamics under the mean-filtered measured
-torque (eq. (10), (22)). That feeds the mean filter's noise into every prediction
-(``B_u u ≈ tau(r_{k+1}) − mean``), so the filter cannot average below the mean filter. With
-``linearization='reference'`` the rigid body (and rotor inertia) is expanded at the reference
-instead, so that the prediction carries the reference's increments only, and the friction
-torque's increment is taken at the measured velocities: friction depends on how the joint
-moves, not on the command, and its step at a velocity reversal has no Taylor expansion.
-
-A measurement that the prediction misses by more than ``GATE`` standard deviations of the
-innovation raises the prior's variance to what the innovation shows (covariance matching for
-that sample): a torque step the model cannot predict, such as a drive's friction feed-forward
-switching at a reversal, is followed at once instead of over ``1/K`` samples.
+State and measurement are the joint torques. The prediction is the first-order Taylor expansion
+of the inverse dynamics at the motion ``s_k`` toward the next reference, ``s_k`` the measured
+motion (``linearization='measured'``, the paper's) or the reference (``'reference'``, friction
+increments at the measured velocities); the update is the linear Kalman filter with
+``F = C = I``; a measurement missed by more than ``GATE`` standard deviations of the innovation
+resets the prior's variance to what the innovation shows.
 """
 from __future__ import annotations
 

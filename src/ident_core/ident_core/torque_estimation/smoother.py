@@ -107,9 +107,23 @@ def _backward(dm: DynamicModel, data, steps: list[FilterStep], out: np.ndarray) 
 
 def smoothed_torque(dm: DynamicModel, data, state: np.ndarray, covariance: np.ndarray) \
         -> np.ndarray:
-    """The torque of a state ``[q, q̇, q̈, d]`` of (12.4) with covariance ``covariance``
-    ((4n,) and (4n, 4n)): the model's (``dm``, its work space ``data`` overwritten), the friction
-    expected over the velocity's uncertainty, plus the model error; (n,) [N·m or N]."""
+    """The torque of a state of (12.4): the model's, the friction expected over the velocity's
+    uncertainty, plus the model error.
+
+    Parameters
+    ----------
+    dm : DynamicModel
+        The model of the filter.
+    data : pinocchio.Data
+        A work space of ``dm``, overwritten.
+    state, covariance : (4n,) and (4n, 4n) ndarray
+        ``[q, q̇, q̈, d]`` and its covariance.
+
+    Returns
+    -------
+    (n,) ndarray
+        Joint torques [N·m or N].
+    """
     n = dm.n
     qd = state[n:2 * n]
     friction = uncertain_friction(dm, qd, covariance[n:2 * n, n:2 * n])[0]

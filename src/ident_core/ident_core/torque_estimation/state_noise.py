@@ -179,12 +179,24 @@ class StateNoise:
         np.minimum(self._quantum, np.where(beyond, size, np.inf), out=self._quantum)
 
     def encoder(self) -> np.ndarray:
-        """``R``: (n,) variance of the positions' error [rad² or m²]."""
+        """``R``, the encoder's noise.
+
+        Returns
+        -------
+        (n,) ndarray
+            Variance of the positions' error [rad² or m²].
+        """
         rounding = np.where(np.isfinite(self._quantum), self._quantum ** 2 / 12.0, 0.0)
         return np.maximum(np.maximum(rounding, self._third.value / 20.0), ENCODER_FLOOR ** 2)
 
     def measurement(self) -> np.ndarray:
-        """``V``: (n,) variance of the torque measurement's noise [(N·m)²]."""
+        """``V``, the torque measurement's noise.
+
+        Returns
+        -------
+        (n,) ndarray
+            Its variance [(N·m)²].
+        """
         if self._fixed_v is not None:
             return self._fixed_v
         if self.count < 3:          # no second difference yet: as uncertain as the torque
@@ -192,13 +204,25 @@ class StateNoise:
         return np.maximum(self._second.value / 6.0, TORQUE_FLOOR ** 2)
 
     def process(self) -> np.ndarray:
-        """``W``: (n,) variance of the torque's unpredicted increment per sample [(N·m)²]."""
+        """``W``, how unpredictably the torque moves.
+
+        Returns
+        -------
+        (n,) ndarray
+            Variance of the torque's unpredicted increment per sample [(N·m)²].
+        """
         if self._fixed_w is not None:
             return self._fixed_w
         return FLOOR * self.measurement() if self._log_w is None else np.exp(self._log_w)
 
     def model_error(self) -> np.ndarray:
-        """``W_d``: (n,) variance of the model error's increment per sample [(N·m)²]."""
+        """``W_d``, how fast the model's error drifts.
+
+        Returns
+        -------
+        (n,) ndarray
+            Variance of the model error's increment per sample [(N·m)²].
+        """
         return FLOOR * self.measurement() if self._log_wd is None else np.exp(self._log_wd)
 
     def adapt(self, position_nis: np.ndarray, torque_innovation: np.ndarray,

@@ -74,7 +74,7 @@ LATENCY_WINDOW = 1000
 
 try:                            # a message every millisecond: no wait set rebuilt per message
     from rclpy.experimental import EventsExecutor as Executor
-except ImportError:             # rclpy before Kilted
+except ImportError:             # rclpy before 7.1.4 (Humble, early Jazzy)
     from rclpy.executors import SingleThreadedExecutor as Executor
 
 

@@ -171,16 +171,30 @@ class Dataset:
         first, last : Dataset
         """
         k = int(round(fraction * self.samples))
-        parts = []
-        for sl, tag in ((slice(0, k), 'first'), (slice(k, None), 'last')):
-            share = fraction if tag == 'first' else 1 - fraction
-            parts.append(replace(
-                self, source=f'{self.source}[{tag} {100 * share:g}%]', t=self.t[sl],
-                position=self.position[sl], effort=self.effort[sl],
-                velocity=None if self.velocity is None else self.velocity[sl],
-                repeats=None if self.repeats is None else self.repeats[sl],
-                first_row=self.first_row + (sl.start or 0)))
-        return parts[0], parts[1]
+        return (self.rows(0, k, f'{self.source}[first {100 * fraction:g}%]'),
+                self.rows(k, self.samples, f'{self.source}[last {100 * (1 - fraction):g}%]'))
+
+    def rows(self, start: int, stop: int, source: str | None = None) -> Dataset:
+        """The rows ``[start, stop)``.
+
+        Parameters
+        ----------
+        start, stop : int
+            Row indices, ``0 <= start < stop <= samples``.
+        source : str, optional
+            The part's name (default: the dataset's).
+
+        Returns
+        -------
+        Dataset
+            Sharing the arrays' memory; ``first_row`` counts from the file's first row.
+        """
+        sl = slice(start, stop)
+        return replace(self, source=self.source if source is None else source, t=self.t[sl],
+                       position=self.position[sl], effort=self.effort[sl],
+                       velocity=None if self.velocity is None else self.velocity[sl],
+                       repeats=None if self.repeats is None else self.repeats[sl],
+                       first_row=self.first_row + start)
 
 
 def unwrap_continuous(position: np.ndarray, continuous: np.ndarray) -> np.ndarray:

@@ -31,6 +31,11 @@ FOLDS = 4
 #: freedom) is reported as contradicting the data.
 BOUNDS_CONFIDENCE = 0.999
 
+#: Clarabel's static regularisation of its KKT system for a second attempt when the first
+#: breaks down numerically (10× its default 1e-8): the Stäubli TX40's 70 % part, its currents
+#: shifted by their 2.2 ms delay, failed with the default and solves with this.
+RETRY_REGULARIZATION = 1e-7
+
 
 @dataclass
 class PhysicalConstraints:
@@ -304,7 +309,11 @@ class _ConvexProblem:
         try:
             with warnings.catch_warnings():        # status OPTIMAL_INACCURATE is accepted below
                 warnings.simplefilter('ignore', UserWarning)
-                self.problem.solve(solver=cp.CLARABEL)
+                try:
+                    self.problem.solve(solver=cp.CLARABEL)
+                except cp.SolverError:             # its KKT factorisation broke down
+                    self.problem.solve(solver=cp.CLARABEL,
+                                       static_regularization_constant=RETRY_REGULARIZATION)
         except cp.SolverError as exc:
             raise IdentError(f'pc-wls: the solver failed ({exc})') from None
         if self.problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.skipif(
 
 JOINTS = [f'joint_{i}' for i in range(1, 7)]
 PERIOD_NS = 1_000_000
-DISCOVERY_TIMEOUT = 10.0
+# s, guards against a hang only: on a busy 2-core machine the recorder alone takes 6-7 s to start.
+DISCOVERY_TIMEOUT = 60.0
 # Unique per test session: random in 100..189, shifted by the pid; each test adds its own offset
 # (below 10) so that a recorder of an earlier test is never discovered.
 DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90

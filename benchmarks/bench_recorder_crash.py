@@ -77,7 +77,7 @@ class Rig:
 
 def one_kill(rclpy, context, out: Path, samples: int, params: list[str]) -> dict:
     """Record, SIGKILL after ``samples`` samples, recover; the figures of one run."""
-    from ident_core.data.bag_repair import repair_bag
+    from ident_core.data.bag.repair import repair_bag
     from ident_core.data.readers import read_joint_states
     from ident_core.errors import InputError
     from ident_msgs.srv import StartRecording

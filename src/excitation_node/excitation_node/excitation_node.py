@@ -35,7 +35,6 @@ stopped the motion.
 """
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Literal
@@ -53,40 +52,42 @@ from rclpy.task import Future
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
-from ident_core.errors import ExcitationError, IdentError, InputError
-from ident_core.excitation.config import ExcitationConfig, default_config, load_excitation_config
+from ident_core.errors import IdentError, InputError
+from ident_core.excitation.config import default_config, load_excitation_config
 from ident_core.excitation.fourier import FourierTrajectory
 from ident_core.excitation.jointwise import JointwiseExperiment, load_experiment
-from ident_core.excitation.optimize import OPTIMIZERS, optimize_excitation
-from ident_core.excitation.problem import ExcitationProblem
+from ident_core.excitation.on_robot import (
+    default_trajectory_path,
+    optimize_within_limits,
+    optimizer_settings,
+)
+from ident_core.excitation.optimize import OPTIMIZERS
 from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import tracking_status
 from ident_core.monitoring.statistics import RunningStatistics
 from ident_core.monitoring.status import DiagnosticsConfig, Status
+from ident_core.motion import streaming
 from ident_core.motion.limits import JointLimits
-from ident_core.motion.plan import ExcitationPlan, Motion, StageTime, period_violations
-from ident_core.motion.watchdog import MotionWatchdog, tracking_error
+from ident_core.motion.plan import Motion
+from ident_core.motion.watchdog import JointSample, MotionWatchdog, recorder_gone
 from ident_core.schema import per_joint
 from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import trajectory_from_msg, trajectory_to_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.trajectories import joint_trajectory_msg, trajectory_from_msg, trajectory_to_msg
 from ident_ros.worker import failure_message, in_thread, with_timeout
 
-LEAD = 0.2                  # s between planning a motion and its first point
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
 # The watch takes the newest joint_states only, when it looks (a callback per 1 kHz sample
 # would rebuild this node's wait set a thousand times a second).
 LATEST_ONLY_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
                              reliability=ReliabilityPolicy.BEST_EFFORT)
-RECORDER_GRACE = 1.0        # s the recorder's liveliness may stay lost before the goal fails
-MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
 
 
 class ExcitationNodeParameters(DiagnosticsConfig):
@@ -163,7 +164,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.tracking_limit = per_joint(p.tracking_error_limit, self.robot.n,
                                         'tracking_error_limit')
-        self.measured: tuple | None = None    # (time taken, stamp [ns], positions)
+        self.measured: JointSample | None = None
         self.state_sub = None
         # joint_states are taken by a node of their own, spun only by the watch timer
         # (not the process's arguments: a launch file's __node remap would name it like this one)
@@ -241,16 +242,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.goal = goal_handle
         try:
             requested = self._requested_trajectory(request)
+            streaming.check_joints(requested, self.robot.joint_names)
             names = list(requested.joint_names)
-            if sorted(names) != sorted(self.robot.joint_names):
-                raise InputError(f'trajectory {requested.name!r} names the joints '
-                                 f'{", ".join(names)}; the robot has '
-                                 f'{", ".join(self.robot.joint_names)}')
             q_now = await self._current_position(names)
-            stages = (requested.stages(held=q_now) if isinstance(requested, JointwiseExperiment)
-                      else [requested])
-            plan = ExcitationPlan(stages, q_now, self.limits.reordered(names),
-                                  request.periods or None)
+            plan = streaming.excitation_plan(requested, q_now, self.limits,
+                                             request.periods or None)
             if request.record:
                 result.bag_path = await self._start_recording(request.experiment
                                                               or requested.name)
@@ -261,13 +257,14 @@ class ExcitationNode(lifecycle.GracefulNode):
             return result
         self.failure = ''
         self._watch_joint_states(names, request.record)
-        start_ns = self.get_clock().now().nanoseconds + int(LEAD * 1e9)
+        start_ns = self.get_clock().now().nanoseconds + int(streaming.LEAD * 1e9)
         self.motion = Motion(plan, start_ns)
         self.sent_until = -np.inf
         self.done = Future()
         self.described = 0
         self._describe_stages(0.0)
-        self.get_logger().info(f'running {requested.name!r}: {plan_summary(plan, requested)}')
+        self.get_logger().info(f'running {requested.name!r}: '
+                               f'{streaming.plan_summary(plan, requested)}')
         self._tick()
         stopped = await self.done
         stopped = self.failure or stopped
@@ -290,11 +287,10 @@ class ExcitationNode(lifecycle.GracefulNode):
         """Publish the ``ExcitationTrajectory`` of every stage whose transition has begun by
         plan time ``t`` (the first stage's at once), unless the motion is stopping."""
         plan = self.motion.plan
-        while self.described < len(plan.stages) and self.motion.stop is None:
+        due = streaming.stages_begun(plan, t)
+        while self.described < due and self.motion.stop is None:
             k = self.described
-            begins, start, count = plan.stage_times[k]
-            if t < begins:
-                return
+            _begins, start, count = plan.stage_times[k]
             self.description.publish(trajectory_to_msg(
                 plan.stages[k], Time(nanoseconds=self.motion.start_ns + int(start * 1e9)).to_msg(),
                 count, stage=k + 1, stages=len(plan.stages)))
@@ -385,25 +381,19 @@ class ExcitationNode(lifecycle.GracefulNode):
         config = optimizer_settings(config, self.acceleration, p.limit_margin,
                                     request.objective, request.harmonics, request.period)
         optimizer = request.optimizer or p.optimizer
-        path = Path(request.output_file or Path(p.optimized_trajectory_dir) / (
-            _name(f'{self.robot.urdf.stem}_{optimizer}_{config.objective}')
-            + f'_seed{request.seed}.yaml'))
-        result = optimize_excitation(ExcitationProblem(self.robot, config), optimizer,
-                                     request.seed, request.budget or p.optimization_budget,
-                                     name=_name(path.stem))
-        problems = period_violations(result.trajectory, self.limits)
-        if problems:
-            raise ExcitationError(f'the optimised trajectory exceeds the limits of this node '
-                                  f'({problems[0]}); does limits.joints of {config.source} '
-                                  f'widen a URDF limit?')
-        return result, result.trajectory.to_file().write(path)
+        path = (Path(request.output_file) if request.output_file else default_trajectory_path(
+            p.optimized_trajectory_dir, self.robot.urdf, optimizer, config.objective,
+            request.seed))
+        return optimize_within_limits(self.robot, config, self.limits, optimizer, request.seed,
+                                      request.budget or p.optimization_budget, path)
 
     # --- watching the robot and the recorder -----------------------------------------------
     def _watch_joint_states(self, names: list[str], recorded: bool) -> None:
         """Follow the measured positions of ``names`` for the motion about to start."""
         order = [self.robot.joint_names.index(j) for j in names]
         self.watchdog = MotionWatchdog(names, self.p.joint_states_timeout,
-                                       self.tracking_limit[order], self.p.joint_states_topic)
+                                       self.tracking_limit[order], self.p.joint_states_topic,
+                                       self.robot.continuous[order])
         self.watch_recorder = recorded
         self.tracking, self.tracked_joints = RunningStatistics(len(names)), list(names)
         self.measured = None
@@ -413,8 +403,8 @@ class ExcitationNode(lifecycle.GracefulNode):
 
     def _on_joint_state(self, msg: JointState) -> None:
         stamp = Time.from_msg(msg.header.stamp).nanoseconds
-        self.measured = (self.get_clock().now().nanoseconds, stamp,
-                         dict(zip(msg.name, msg.position)))
+        self.measured = JointSample(self.get_clock().now().nanoseconds, stamp,
+                                    dict(zip(msg.name, msg.position)))
 
     def _watch(self) -> None:
         """Stop a running motion whose joint states stop or leave the command."""
@@ -422,23 +412,15 @@ class ExcitationNode(lifecycle.GracefulNode):
         if motion is None or watchdog is None or self.failure:
             return
         now = self.get_clock().now().nanoseconds
-        late = (now - self.last_watch) * 1e-9 > watchdog.timeout / 2
+        late = watchdog.starved((now - self.last_watch) * 1e-9)
         self.last_watch = now
         if late:                 # this node did not run for a while: the messages may be queued
             return
         self._watch_recorder(now)
         self.state_executor.spin_once(timeout_sec=0.0)       # the newest sample, if any
-        received, measured, commanded = self.watch_since, None, None
-        if self.measured is not None:
-            received, stamp, state = self.measured
-            if all(j in state for j in watchdog.joint_names):
-                # the command at the time of the measurement, in the clock the controller
-                # stamps both with (a driver that lags the wall clock is no tracking error)
-                measured = np.array([state[j] for j in watchdog.joint_names])
-                t = max(((stamp or received) - motion.start_ns) * 1e-9, 0.0)
-                commanded = motion.sample(np.array([t]))[0][0]
-                self.tracking.add(tracking_error(measured, commanded))
-        reason = watchdog.fault((now - received) * 1e-9, measured, commanded)
+        reason, error = watchdog.check(motion, now, self.watch_since, self.measured)
+        if error is not None:
+            self.tracking.add(error)
         if reason:
             self._fail(reason)
 
@@ -461,13 +443,6 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.get_logger().error(f'excitation failed: {reason}')
         self.stop_motion(reason)
 
-    def _measured_until(self) -> float:
-        """Plan time [s] of the last joint_states stamp: a robot whose clock lags (a driver
-        that falls behind) has not finished the motion when the wall clock says so."""
-        if self.measured is None or not self.measured[1]:
-            return np.inf
-        return (self.measured[1] - self.motion.start_ns) * 1e-9
-
     def _on_recorder_liveliness(self, event) -> None:
         alive = event.alive_count > 0
         if alive or self.recorder_alive:
@@ -477,8 +452,7 @@ class ExcitationNode(lifecycle.GracefulNode):
     def _watch_recorder(self, now: int) -> None:
         """Fail a recorded goal when the recorder's liveliness stays lost (a starved process
         may miss one lease and come back)."""
-        lost = self.recorder_lost_ns
-        if self.watch_recorder and lost is not None and (now - lost) * 1e-9 > RECORDER_GRACE:
+        if self.watch_recorder and recorder_gone(self.recorder_lost_ns, now):
             self._fail(f'the recorder is gone ({self.p.recordings_topic} lost its '
                        'liveliness): nothing would be recorded')
 
@@ -491,54 +465,39 @@ class ExcitationNode(lifecycle.GracefulNode):
             return
         t = self._plan_time()
         end = self.motion.end
-        if t > end + self.p.settle_time and (self.failure or t > end + MAX_LAG
-                                             or self._measured_until() > end + self.p.settle_time):
+        stamp = None if self.measured is None else self.measured.stamp_ns
+        measured = streaming.measured_until(self.motion, stamp)
+        if streaming.motion_over(t, end, self.p.settle_time, measured, bool(self.failure)):
             self.done.set_result(self.stop_reason if self.motion.stop is not None else '')
             return
         if self.sent_until < end:
-            self._send(t + LEAD / 2, t + self.p.horizon)
+            self._send(t + streaming.LEAD / 2, t + self.p.horizon)
         self._describe_stages(t)
         if self.goal is not None and self.goal.is_active:
-            phase, _progress, period = self.motion.plan.phase(t)
-            if self.motion.stop is not None and t >= self.motion.stop_at:
-                phase = 'stop'
-            self.goal.publish_feedback(RunExcitation.Feedback(
-                phase=phase, progress=float(min(max(t / end, 0.0), 1.0)), period=period,
-                stage=current_stage(self.motion.plan.stage_times, t)))
+            where = streaming.feedback(self.motion, t)
+            self.goal.publish_feedback(RunExcitation.Feedback(**where._asdict()))
 
     def _send(self, t_from: float, t_to: float) -> None:
         """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""
-        step = self.p.point_period
-        end = self.motion.end
-        first = np.ceil(t_from / step) * step
-        times = np.arange(first, min(t_to, end) + 1e-9, step)
-        if t_to >= end and (len(times) == 0 or times[-1] < end - 1e-9):
-            times = np.append(times, end)
+        times = streaming.point_times(t_from, t_to, self.p.point_period, self.motion.end)
         if len(times) == 0:
             return
-        q, qd, qdd = self.motion.sample(times)
-        msg = JointTrajectory()
-        msg.header.stamp = Time(nanoseconds=self.motion.start_ns + int(round(times[0] * 1e9))) \
-            .to_msg()
-        msg.joint_names = list(self.motion.plan.trajectory.joint_names)
-        for k, tk in enumerate(times):
-            msg.points.append(JointTrajectoryPoint(
-                positions=q[k].tolist(), velocities=qd[k].tolist(),
-                accelerations=qdd[k].tolist(),
-                time_from_start=Duration(nanoseconds=int(round((tk - times[0]) * 1e9))).to_msg()))
-        self.command.publish(msg)
+        start_ns = self.motion.start_ns + int(round(times[0] * 1e9))
+        self.command.publish(joint_trajectory_msg(
+            self.motion.plan.trajectory.joint_names, start_ns, times - times[0],
+            *self.motion.sample(times)))
         self.sent_until = times[-1]
 
     def stop_motion(self, reason: str) -> bool:
         """Bring a running motion to rest now; False when nothing runs."""
         if self.motion is None or self.motion.stop is not None:
             return self.motion is not None
-        t = self._plan_time() + LEAD
+        t = self._plan_time() + streaming.LEAD
         self.motion.stop_at_time(t)
         self.stop_reason = reason
         self.get_logger().warning(f'stopping: {reason}')
         self.sent_until = -np.inf
-        self._send(self._plan_time() + LEAD / 2, self.motion.end + 1.0)
+        self._send(self._plan_time() + streaming.LEAD / 2, self.motion.end + 1.0)
         return True
 
     def _on_stop(self, _request, response):
@@ -557,97 +516,6 @@ class ExcitationNode(lifecycle.GracefulNode):
             return
         self.command.wait_for_all_acked(Duration(seconds=2.0))
         self.finished = True
-
-
-def optimizer_settings(config: ExcitationConfig, acceleration, margin: float, objective: str = '',
-                       harmonics: int = 0, period: float = 0.0) -> ExcitationConfig:
-    """The settings of an optimisation by the node.
-
-    Parameters
-    ----------
-    config : ExcitationConfig
-        The node's optimiser settings (``optimizer_config``).
-    acceleration : (n,) array_like
-        The node's acceleration limits [rad/s²], replacing the config's.
-    margin : float
-        The node's margin; the config's is raised to it if smaller.
-    objective : str
-        The request's objective ('' keeps the config's).
-    harmonics : int
-        The request's harmonics (0 keeps the config's).
-    period : float
-        The request's period [s] (0 keeps the config's).
-
-    Returns
-    -------
-    ExcitationConfig
-
-    Raises
-    ------
-    InputError
-        For invalid values (naming the field), or ``locked_joints`` in ``config`` (the node
-        runs every joint of its URDF).
-    """
-    if config.locked_joints:
-        raise InputError(f'{config.source}: locked_joints cannot be used by the excitation '
-                         f'node, it runs every joint of its URDF')
-    limits = config.limits.updated(acceleration=[float(a) for a in acceleration],
-                                   margin=max(config.limits.margin, margin))
-    return config.updated(limits=limits, objective=objective or None,
-                          harmonics=int(harmonics) or None, period=float(period) or None)
-
-
-def current_stage(times: list[StageTime], t: float) -> int:
-    """The stage (1-based) running at plan time ``t``; 0 before the first period begins.
-
-    Parameters
-    ----------
-    times : list of StageTime
-        ``ExcitationPlan.stage_times``.
-    t : float
-        Plan time [s].
-
-    Returns
-    -------
-    int
-        The last stage whose first period has begun (during a transition, the stage before it).
-    """
-    return sum(1 for _begins, start, _count in times if t >= start)
-
-
-def plan_summary(plan: ExcitationPlan, requested: FourierTrajectory | JointwiseExperiment) -> str:
-    """One line on what a plan runs: approach, periods of every stage, transitions, stop.
-
-    Parameters
-    ----------
-    plan : ExcitationPlan
-        The plan.
-    requested : FourierTrajectory or JointwiseExperiment
-        What the goal asked for.
-
-    Returns
-    -------
-    str
-        E.g. ``approach 1.20 s, 4 x 5 s, stop 0.80 s, 22.00 s in all`` or, for a joint-wise
-        experiment, ``joint-wise on joint4 (others held): approach 1.20 s, 3 x 1 s + 2 x 2 s
-        (transitions 0.60 s), stop 0.50 s, 10.30 s in all``.
-    """
-    times = plan.stage_times
-    runs = ' + '.join(f'{timing.periods} x {stage.period:g} s'
-                      for stage, timing in zip(plan.stages, times))
-    running = sum(timing.periods * stage.period for stage, timing in zip(plan.stages, times))
-    transitions = plan.stop_start - plan.excite_start - running
-    text = (f'approach {plan.approach.duration:.2f} s, {runs}'
-            + (f' (transitions {transitions:.2f} s)' if len(plan.stages) > 1 else '')
-            + f', stop {plan.stop.duration:.2f} s, {plan.duration:.2f} s in all')
-    if isinstance(requested, JointwiseExperiment):
-        text = f'joint-wise on {requested.joint} (others held): {text}'
-    return text
-
-
-def _name(text: str) -> str:
-    """``text`` usable as a trajectory and experiment name (letters, digits, '-', '_')."""
-    return re.sub(r'[^A-Za-z0-9_-]', '-', text)
 
 
 def main(args=None):

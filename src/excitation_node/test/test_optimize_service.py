@@ -1,6 +1,7 @@
 """The excitation node's ``~/optimize`` service: the node and a client node in this process (one
 SingleThreadedExecutor, a ROS domain of each test alone, localhost discovery), a tiny optimiser
-configuration; and the settings logic without DDS."""
+configuration. The settings logic is tested without DDS in ident_core
+(test_excitation_on_robot.py)."""
 from __future__ import annotations
 
 import os
@@ -11,13 +12,9 @@ import numpy as np
 import pytest
 import yaml
 
-from excitation_node.excitation_node import optimizer_settings
-from ident_core.errors import InputError
-from ident_core.excitation.config import ExcitationConfig, load_excitation_config
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.model.robot import load_robot
 from ident_core.motion.limits import JointLimits
-from ident_core.motion.plan import period_violations
 
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf/six_axis_3kg.urdf'
@@ -118,7 +115,7 @@ def graph(tmp_path):
 
 
 def test_optimize_writes_a_feasible_trajectory_that_an_empty_goal_then_runs(graph, tmp_path):
-    from ident_ros.conversions import trajectory_from_msg
+    from ident_ros.trajectories import trajectory_from_msg
 
     config = tmp_path / 'tiny.yaml'
     config.write_text(yaml.safe_dump(TINY))
@@ -192,32 +189,3 @@ def test_bad_config_path_fails_cleanly_and_the_node_keeps_serving(graph, tmp_pat
         assert str(missing) in reply.message and 'not found' in reply.message
         assert reply.trajectory_file == ''
     assert not g.node.optimizing and g.node.optimized is None
-
-
-def test_optimizer_settings_take_the_node_limits_and_the_request_fields(tmp_path):
-    path = tmp_path / 'cfg.yaml'
-    path.write_text(yaml.safe_dump(TINY))
-    config = load_excitation_config(path)
-    out = optimizer_settings(config, np.array(ACCELERATION), MARGIN)
-    assert out.limits.acceleration == ACCELERATION
-    assert out.limits.margin == MARGIN                          # the node's, larger than 0.01
-    assert (out.harmonics, out.period, out.objective) == (2, 4.0, 'cond')
-    wide = config.updated(limits=config.limits.updated(margin=0.05))
-    assert optimizer_settings(wide, [10.0] * 6, MARGIN).limits.margin == 0.05
-    changed = optimizer_settings(config, ACCELERATION, MARGIN, 'dopt', 3, 6.0)
-    assert (changed.harmonics, changed.period, changed.objective) == (3, 6.0, 'dopt')
-    assert config.harmonics == 2                                # the loaded config is unchanged
-    with pytest.raises(InputError, match='objective'):
-        optimizer_settings(config, ACCELERATION, MARGIN, objective='fast')
-    with pytest.raises(InputError, match='locked_joints'):
-        optimizer_settings(ExcitationConfig(locked_joints={'joint6': 0.0}), ACCELERATION,
-                           MARGIN)
-
-
-def test_period_violations_sees_a_trajectory_beyond_the_node_limits():
-    robot = load_robot(URDF)
-    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
-    limits = JointLimits.from_robot(robot, ACCELERATION).with_margin(MARGIN)
-    assert period_violations(trajectory, limits) == []
-    tight = JointLimits.from_robot(robot, 1.0)
-    assert any('acceleration' in v for v in period_violations(trajectory, tight))

@@ -13,7 +13,7 @@ import yaml
 from datafiles import URDF, assert_one_line_error
 
 from ident_core.cli import main
-from ident_core.data import bag_repair
+from ident_core.data.bag import damage, repair
 from ident_core.data.datasets import DataWarning, load_dataset
 from ident_core.data.readers import read_joint_states
 from ident_core.errors import InputError
@@ -80,7 +80,7 @@ def digest(path: Path) -> str:
 def test_recover_reads_every_complete_message(source, tmp_path, chunks, extra, salvaged):
     full, ends, dataset = source
     bag = crashed(full, tmp_path / 'bag', ends[chunks - 1] + extra)
-    assert 'no metadata.yaml' in bag_repair.bag_damage(bag)
+    assert 'no metadata.yaml' in damage.bag_damage(bag)
     with pytest.raises(InputError, match='--recover') as err:
         read_joint_states(bag, '/joint_states')
     assert '\n' not in str(err.value) and str(bag) in str(err.value)
@@ -111,15 +111,15 @@ def test_repair_keeps_the_original_and_reads_as_any_bag(source, tmp_path):
     bag = crashed(full, tmp_path / 'exp_20250101-120000', ends[11] + 1234)
     original = bag / f'{bag.name}.mcap'
     before = digest(original)
-    found = bag_repair.find_damaged_bags(tmp_path)
+    found = damage.find_damaged_bags(tmp_path)
     assert [f for f, _ in found] == [bag]
 
-    result = bag_repair.repair_bag(bag)
+    result = repair.repair_bag(bag)
 
     assert digest(original) == before
     assert result.repaired == bag / 'exp_20250101-120000.recovered.mcap'
     assert result.topics == {'/joint_states': result.scan.messages}
-    assert bag_repair.bag_damage(bag) is None and bag_repair.find_damaged_bags(tmp_path) == []
+    assert damage.bag_damage(bag) is None and damage.find_damaged_bags(tmp_path) == []
     assert not [p for p in bag.iterdir() if p.name.startswith('.')]
     log = read_joint_states(bag, '/joint_states')           # no recover, no warning needed
     n = len(log.stamp)
@@ -131,7 +131,7 @@ def test_repair_keeps_the_original_and_reads_as_any_bag(source, tmp_path):
     assert summary['recovered_seconds'] == pytest.approx(dataset.t[n - 1] - dataset.t[0])
     assert summary['original_file'] == original.name
     with pytest.raises(InputError, match='nothing to repair'):
-        bag_repair.repair_bag(bag)
+        repair.repair_bag(bag)
 
 
 def test_a_repair_cut_short_loses_nothing_and_is_done_again(source, tmp_path, monkeypatch):
@@ -141,13 +141,13 @@ def test_a_repair_cut_short_loses_nothing_and_is_done_again(source, tmp_path, mo
 
     def crash(*args):
         raise OSError('disk full')
-    monkeypatch.setattr(bag_repair, '_write_metadata', crash)
+    monkeypatch.setattr(repair, '_write_metadata', crash)
     with pytest.raises(OSError, match='disk full'):
-        bag_repair.repair_bag(bag)
+        repair.repair_bag(bag)
     monkeypatch.undo()
     assert digest(bag / 'bag.mcap') == before
-    assert bag_repair.bag_damage(bag) is not None            # still damaged: done again
-    result = bag_repair.repair_bag(bag)
+    assert damage.bag_damage(bag) is not None            # still damaged: done again
+    result = repair.repair_bag(bag)
     assert result.scan.messages == 500
     assert sorted(p.name for p in bag.iterdir()) == [
         'bag.mcap', 'bag.recovered.mcap', 'metadata.yaml', 'recording.yaml']
@@ -157,16 +157,16 @@ def test_a_bag_without_a_complete_message_is_reported(source, tmp_path):
     full, ends, _ = source
     bag = crashed(full, tmp_path / 'bag', 200)
     with pytest.raises(InputError, match='no complete message'):
-        bag_repair.repair_bag(bag)
+        repair.repair_bag(bag)
     assert sorted(p.name for p in bag.iterdir()) == ['bag.mcap']
 
 
 def test_complete_bags_and_other_folders_are_not_damaged(source, tmp_path):
     full, _, _ = source
-    assert bag_repair.bag_damage(full) is None
-    assert bag_repair.bag_damage(tmp_path) is None            # no bag at all
+    assert damage.bag_damage(full) is None
+    assert damage.bag_damage(tmp_path) is None            # no bag at all
     (tmp_path / 'notes').mkdir()
-    assert bag_repair.find_damaged_bags(tmp_path) == []
+    assert damage.find_damaged_bags(tmp_path) == []
 
 
 def test_cli_refuses_then_recovers_then_repairs(source, tmp_path, capsys):
@@ -197,8 +197,8 @@ def test_partial_copy_of_a_complete_bag_is_damaged(source, tmp_path):
     shutil.copytree(full, bag)
     data = (bag / 'full.mcap').read_bytes()
     (bag / 'full.mcap').write_bytes(data[:ends[2]])
-    assert bag_repair.bag_damage(bag) == 'full.mcap has no footer'
-    result = bag_repair.repair_bag(bag)
+    assert damage.bag_damage(bag) == 'full.mcap has no footer'
+    result = repair.repair_bag(bag)
     assert result.scan.messages == 300
     assert (bag / 'metadata.damaged.yaml').is_file()
     assert len(read_joint_states(bag, '/joint_states').stamp) == 300

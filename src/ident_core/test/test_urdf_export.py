@@ -20,7 +20,8 @@ from ident_core.estimation.identification import identify
 from ident_core.estimation.results import result_file, write_result
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
-from ident_core.model.urdf_export import DRAKE_NS, export_urdf
+from ident_core.model.urdf_document import DRAKE_NS
+from ident_core.model.urdf_export import export_urdf
 from ident_core.sim.synthetic import fourier_trajectory, perturbed_parameters, synthetic_dataset
 
 SEVEN_AXIS = REPO / 'src' / 'ident_core' / 'test' / 'data' / 'seven_axis.urdf'

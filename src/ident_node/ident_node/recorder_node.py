@@ -1,7 +1,7 @@
 """ROS 2 recorder node: joint_states and the excitation description to rosbag2 (MCAP).
 
-A thin adapter over ``bag_recorder.BagRecorder``: subscriptions deliver raw CDR bytes, which go to
-the open bag unchanged. Interface (node name ``recorder``):
+A thin adapter over ``ident_core.data.bag.writer.BagRecorder``: subscriptions deliver raw CDR
+bytes, which go to the open bag unchanged. Interface (node name ``recorder``):
 
 * subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``ident_ros.qos.JOINT_STATES_QOS``) and
   ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched); the latest excitation message is
@@ -16,7 +16,7 @@ the open bag unchanged. Interface (node name ``recorder``):
 * writes the samples it holds to the file at least every ``flush_period`` (a timer, for a
   stream that stops), so a SIGKILL loses at most that much;
 * at start, repairs the bags in ``output_dir`` a killed recorder left unfinished
-  (``ident_core.data.bag_repair.repair_bag``; the original MCAP is kept) and names those it
+  (``ident_core.data.bag.repair.repair_bag``; the original MCAP is kept) and names those it
   cannot repair in a warning;
 * publishes ``recorder: recording`` on ``/diagnostics`` every ``diagnostics_period``
   (``ident_core.monitoring.checks.recording_status``): the drops (samples missing between
@@ -38,27 +38,23 @@ from pathlib import Path
 from pydantic import Field, PositiveFloat
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.task import Future
-from rclpy.time import Time
 from sensor_msgs.msg import JointState
 
-from ident_core.data.bag_repair import find_damaged_bags, repair_bag
+from ident_core.data.bag.damage import find_damaged_bags
+from ident_core.data.bag.repair import repair_bag
+from ident_core.data.bag.summary import RecordingSummary
+from ident_core.data.bag.writer import BagRecorder, RecordingConfig, start_recording
 from ident_core.errors import InputError
 from ident_core.monitoring.checks import recording_status
 from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import StartRecording, StopRecording
 from ident_ros import lifecycle, qos
+from ident_ros.conversions import recording_info_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
+from ident_ros.typestore import recording_typestore
 from ident_ros.worker import with_timeout
-
-from .bag_recorder import (
-    BagRecorder,
-    RecordingConfig,
-    RecordingSummary,
-    recording_typestore,
-    start_recording,
-)
 
 DEFAULT_EXPERIMENT = 'experiment'
 # At most this many pending joint_states are taken when a bag is closed (a 1 kHz publisher
@@ -115,7 +111,7 @@ class RecorderNode(lifecycle.GracefulNode):
 
         # Load the message definitions (slow imports) before the subscriptions exist: fail early,
         # and no backlog of joint_states piles up while the node cannot spin yet.
-        recording_typestore()
+        self.typestore = recording_typestore()
         self._bag: BagRecorder | None = None
         self._last_summary: RecordingSummary | None = None
         self._excitation: tuple[bytes, int] | None = None   # latest (raw, receive_ns)
@@ -170,17 +166,31 @@ class RecorderNode(lifecycle.GracefulNode):
         return self._bag is not None
 
     def start(self, experiment: str) -> BagRecorder:
-        """Open a new bag for ``experiment`` (empty: ``experiment``), write the cached excitation
-        description, publish and log the start.
+        """Open a new bag, write the cached excitation description, publish and log the start.
 
-        Raises:
-            RuntimeError: a bag is already open.
-            ValueError: invalid experiment name. OSError: the bag cannot be created.
+        Parameters
+        ----------
+        experiment : str
+            Experiment name (empty: ``experiment``).
+
+        Returns
+        -------
+        BagRecorder
+            The open bag.
+
+        Raises
+        ------
+        RuntimeError
+            If a bag is already open.
+        ValueError
+            For an invalid experiment name.
+        OSError
+            If the bag cannot be created.
         """
         if self._bag is not None:
             raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
         bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
-                              start_ns=self._now_ns(), **self.options)
+                              start_ns=self._now_ns(), typestore=self.typestore, **self.options)
         self._bag = bag
         if self._excitation is not None:
             # Stamped with the start time, so the bag does not begin before the recording.
@@ -192,11 +202,18 @@ class RecorderNode(lifecycle.GracefulNode):
         return bag
 
     def stop(self) -> RecordingSummary:
-        """Close the open bag, publish and log its final counts; returns the summary.
+        """Close the open bag, publish and log its final counts.
 
-        Raises:
-            RuntimeError: no bag is open. OSError: the bag could not be finished (it counts as
-                closed; the error is logged).
+        Returns
+        -------
+        RecordingSummary
+
+        Raises
+        ------
+        RuntimeError
+            If no bag is open.
+        OSError
+            If the bag could not be finished (it counts as closed; the error is logged).
         """
         if self._bag is None:
             raise RuntimeError('not recording')
@@ -218,15 +235,9 @@ class RecorderNode(lifecycle.GracefulNode):
             f'{summary.duration:.3f} s ({pending} taken at stop), {summary.lost_seconds:.3f} s '
             f'of {summary.recording_time:.3f} s lost in {summary.gap_count} gap(s) -> '
             f'{summary.path}')
-        expected = summary.expected_samples
-        short = 1 - summary.joint_state_messages / expected if expected else 0.0
-        if max(summary.lost_fraction, short) > self.lost_warning_fraction:
-            gaps = f': {_describe(summary.gaps)}' if summary.gaps else ''
-            self.get_logger().warning(
-                f'{summary.path}: {summary.joint_state_messages} of {expected} expected '
-                f'joint_states; {summary.lost_seconds:.3f} s of {summary.recording_time:.3f} s '
-                f'({100 * summary.lost_fraction:.1f} %) without any, in {summary.gap_count} '
-                f'gap(s){gaps}')
+        warning = summary.lost_warning(self.lost_warning_fraction)
+        if warning:
+            self.get_logger().warning(warning)
         return summary
 
     def recording_status(self) -> Status:
@@ -349,7 +360,7 @@ class RecorderNode(lifecycle.GracefulNode):
             response.success, response.message = False, f'{path}: {exc}'
             return response
         response.success, response.message = True, ''
-        response.info = self._info_msg(summary)
+        response.info = recording_info_msg(summary, self._now_ns())
         return response
 
     # --- life cycle -----------------------------------------------------------------------
@@ -381,42 +392,8 @@ class RecorderNode(lifecycle.GracefulNode):
         """
         return self.get_clock().now().nanoseconds if self._sim_time else time.time_ns()
 
-    def _info_msg(self, s: RecordingSummary) -> RecordingInfo:
-        msg = RecordingInfo()
-        msg.header.stamp = Time(nanoseconds=self._now_ns()).to_msg()
-        msg.path = s.path
-        msg.experiment = s.experiment
-        msg.recording = s.recording
-        msg.joint_state_messages = s.joint_state_messages
-        msg.excitation_messages = s.excitation_messages
-        msg.dropped = s.dropped
-        msg.late = s.late
-        msg.nominal_period = float(s.nominal_period)
-        msg.duration = float(s.duration)
-        msg.recording_time = float(s.recording_time)
-        msg.expected_samples = s.expected_samples
-        msg.lost_seconds = float(s.lost_seconds)
-        msg.longest_gap = float(s.longest_gap)
-        msg.gap_count = s.gap_count
-        msg.gap_starts = [float(g['start']) for g in s.gaps]
-        msg.gap_lengths = [float(g['length']) for g in s.gaps]
-        return msg
-
     def _publish(self, summary: RecordingSummary, recording: bool | None = None) -> None:
-        msg = self._info_msg(summary)
-        if recording is not None:
-            msg.recording = recording
-        self._info_pub.publish(msg)
-
-
-def _describe(gaps: list[dict], most: int = 3) -> str:
-    """``2.000 s at 12:00:01.250, ...`` for a log line."""
-    from datetime import datetime
-
-    text = ', '.join(f'{g["length"]:.3f} s at '
-                     f'{datetime.fromtimestamp(g["start"]).isoformat(timespec="milliseconds")}'
-                     for g in gaps[:most])
-    return text + (', ...' if len(gaps) > most else '')
+        self._info_pub.publish(recording_info_msg(summary, self._now_ns(), recording))
 
 
 def main(args=None) -> None:

@@ -277,8 +277,8 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
     from rosbags.rosbag2 import Reader
 
     from ident_msgs.msg import ExcitationTrajectory
-    from ident_node.bag_recorder import recording_typestore
     from ident_ros.qos import LATCHED_QOS
+    from ident_ros.typestore import recording_typestore
 
     node = rclpy.create_node('excitation_test_publisher', context=context)
     excitation = node.create_publisher(ExcitationTrajectory, '/excitation_node/trajectory',
@@ -346,7 +346,7 @@ def test_sigkill_loses_at_most_half_a_second_and_a_restart_repairs(ros, tmp_path
     sample up to at most 0.5 s before the last one published before the kill; a recorder
     started on the same output_dir repairs it (original kept) into a bag read as any other."""
     rclpy, context, env = ros
-    from ident_core.data import bag_repair
+    from ident_core.data.bag.damage import bag_damage
     from ident_core.data.datasets import DataWarning
     from ident_core.data.readers import read_joint_states
     from ident_msgs.srv import StartRecording
@@ -374,7 +374,7 @@ def test_sigkill_loses_at_most_half_a_second_and_a_restart_repairs(ros, tmp_path
         proc.wait(timeout=10)
         pub.active = False
 
-        assert bag_repair.bag_damage(bag) is not None
+        assert bag_damage(bag) is not None
         with pytest.warns(DataWarning, match='unfinished rosbag2'):
             log = read_joint_states(bag, '/joint_states', recover=True)
         k = np.rint((log.stamp - pub.t0 * 1e-9) * 1e3).astype(np.int64)
@@ -395,7 +395,7 @@ def test_sigkill_loses_at_most_half_a_second_and_a_restart_repairs(ros, tmp_path
         if restarted is not None:
             stop_process(restarted)
 
-    assert bag_repair.bag_damage(bag) is None
+    assert bag_damage(bag) is None
     repaired = read_joint_states(bag, '/joint_states')        # no recovery needed any more
     np.testing.assert_array_equal(repaired.stamp, log.stamp)
     summary = yaml.safe_load((bag / 'recording.yaml').read_text())
@@ -432,6 +432,7 @@ def test_a_stream_that_stops_is_reported_and_warned(ros, tmp_path):
     from sensor_msgs.msg import JointState
 
     from ident_node.recorder_node import RecorderNode
+    from ident_ros.conversions import recording_info_msg
 
     node = RecorderNode(context=context, parameter_overrides=[
         Parameter('output_dir', value=str(tmp_path / 'bags'))])
@@ -458,7 +459,7 @@ def test_a_stream_that_stops_is_reported_and_warned(ros, tmp_path):
     warnings = [text for level, text in log.lines if level == 'warning']
     assert len(warnings) == 1 and str(bag.path) in warnings[0]
     assert '2000 of 7000 expected joint_states; 5.000 s of 7.000 s (71.4 %)' in warnings[0]
-    info = node._info_msg(summary)
+    info = recording_info_msg(summary, now[0])
     assert info.expected_samples == 7000 and info.gap_count == 1
     assert list(info.gap_lengths) == pytest.approx([5.0]) and info.lost_seconds == \
         pytest.approx(5.0)

@@ -5,6 +5,8 @@
 ``qos``          the QoS profiles of the suite's topics
 ``diagnostics``  a node's task statuses on /diagnostics (diagnostic_msgs/DiagnosticArray)
 ``worker``       long work in a thread while the executor keeps spinning; timeouts
-``conversions``  ident_msgs messages ↔ ident_core objects; RViz markers of a payload
+``conversions``  result and state messages of ident_core objects; RViz markers
+``trajectories`` ExcitationTrajectory ↔ Fourier series; JointTrajectory ↔ motion samples
+``typestore``    the recorder's rosbags typestore with the installed ident_msgs definitions
 ``testing``      an rclpy context in a ROS domain of its own, for tests
 """

@@ -1,4 +1,7 @@
-"""Conversions between ident_msgs messages and ident_core objects."""
+"""Messages of ident_core results and states: identified parameters, friction and payload
+results, RViz markers of bodies, payloads and collisions, the recorder's ``RecordingInfo``, the
+simulator's ``JointState`` and the torque estimator's ``Collision``. Trajectory messages are in
+``trajectories``."""
 from __future__ import annotations
 
 import math
@@ -7,23 +10,25 @@ import numpy as np
 import pinocchio as pin
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Inertia
+from rclpy.time import Time as ClockTime
+from sensor_msgs.msg import JointState
 from visualization_msgs.msg import Marker, MarkerArray
 
-from ident_core.errors import InputError
-from ident_core.excitation.fourier import FourierTrajectory, trajectory_from_dict
+from ident_core.data.bag.summary import RecordingSummary
 from ident_core.friction.fit import FrictionFit
 from ident_core.friction.identify import FrictionIdentification
 from ident_core.friction.models import parameter_names
 from ident_core.model.inertial import LinkInertial, equivalent_box, link_equivalent_box
-from ident_core.model.robot import RobotModel
 from ident_core.payload.identify import PayloadIdentification
 from ident_core.payload.parameters import PayloadEstimate
+from ident_core.torque_estimation.collision import Collision as CollisionEvent
 from ident_msgs.msg import (
-    ExcitationTrajectory,
+    Collision,
     FrictionParameters,
     FrictionResult,
     IdentifiedParameters,
     Payload,
+    RecordingInfo,
 )
 
 #: Namespace and ids of the payload markers: each result replaces the markers of the last one.
@@ -49,114 +54,6 @@ TEXT_HEIGHT = 0.03
 #: Namespace of the collision markers, and diameter of their sphere [m].
 COLLISION_MARKER_NAMESPACE = 'collision'
 COLLISION_MARKER_DIAMETER = 0.08
-
-
-def trajectory_to_msg(trajectory: FourierTrajectory, stamp: Time, periods: int,
-                      stage: int = 1, stages: int = 1) -> ExcitationTrajectory:
-    """The message describing a trajectory run for some periods.
-
-    Parameters
-    ----------
-    trajectory : FourierTrajectory
-        The trajectory (of a multi-stage excitation: one stage).
-    stamp : builtin_interfaces.msg.Time
-        Start of the first period (t = 0 of the series).
-    periods : int
-        Periods run.
-    stage, stages : int
-        Stage (1-based) of a multi-stage excitation and the number of stages.
-
-    Returns
-    -------
-    ident_msgs.msg.ExcitationTrajectory
-    """
-    msg = ExcitationTrajectory()
-    msg.header.stamp = stamp
-    msg.name = trajectory.name
-    msg.joint_names = list(trajectory.joint_names)
-    msg.wf = float(trajectory.wf)
-    msg.harmonics = trajectory.harmonics
-    msg.q0 = [float(x) for x in trajectory.q0]
-    msg.a = [float(x) for x in trajectory.a.ravel()]
-    msg.b = [float(x) for x in trajectory.b.ravel()]
-    msg.period = float(trajectory.period)
-    msg.periods = int(periods)
-    msg.stage, msg.stages = int(stage), int(stages)
-    return msg
-
-
-def trajectory_from_msg(msg: ExcitationTrajectory) -> FourierTrajectory:
-    """The trajectory a message describes.
-
-    Parameters
-    ----------
-    msg : ident_msgs.msg.ExcitationTrajectory
-
-    Returns
-    -------
-    FourierTrajectory
-
-    Raises
-    ------
-    InputError
-        For inconsistent array sizes or values (naming the field).
-    """
-    n, h = len(msg.joint_names), msg.harmonics
-    shape_ok = len(msg.a) == len(msg.b) == n * h
-    data = {'name': msg.name or 'excitation', 'joint_names': list(msg.joint_names),
-            'wf': msg.wf, 'periods': max(1, msg.periods), 'q0': list(msg.q0),
-            'a': np.reshape(msg.a, (n, h)).tolist() if shape_ok else list(msg.a),
-            'b': np.reshape(msg.b, (n, h)).tolist() if shape_ok else list(msg.b)}
-    if msg.period and not math.isclose(msg.period, 2 * math.pi / msg.wf if msg.wf else 0,
-                                       rel_tol=1e-6):
-        data['period'] = msg.period
-    return trajectory_from_dict(data, 'ExcitationTrajectory message')
-
-
-def trajectory_points(msg, robot: RobotModel) -> tuple:
-    """The points of a ``trajectory_msgs/JointTrajectory`` as arrays in the robot's joint order.
-
-    Parameters
-    ----------
-    msg : trajectory_msgs.msg.JointTrajectory
-        The command (every joint of the robot, at least one point).
-    robot : RobotModel
-        The robot.
-
-    Returns
-    -------
-    times : (K,) ndarray
-        ``time_from_start`` of the points [s].
-    q : (K, n) ndarray
-        Positions.
-    qd, qdd : (K, n) ndarray or None
-        Velocities and accelerations, None when the points carry none.
-
-    Raises
-    ------
-    InputError
-        If a joint of the robot is missing or unknown, there is no point, a point carries
-        some but not all values of a field, or a value is not finite.
-    """
-    idx = robot.joint_order(list(msg.joint_names), 'JointTrajectory')
-    points = msg.points
-    if not points:
-        raise InputError('JointTrajectory has no points')
-    times = np.array([pt.time_from_start.sec + 1e-9 * pt.time_from_start.nanosec
-                      for pt in points])
-    fields = []
-    for name in ('positions', 'velocities', 'accelerations'):
-        rows = [getattr(pt, name) for pt in points]
-        if all(len(r) == len(idx) for r in rows):
-            values = np.array(rows, dtype=float)[:, idx]
-            if not np.all(np.isfinite(values)):
-                raise InputError(f'JointTrajectory: {name} not finite')
-            fields.append(values)
-        elif name == 'positions' or any(len(r) for r in rows):
-            raise InputError(f'JointTrajectory: every point needs {len(idx)} {name}')
-        else:
-            fields.append(None)
-    return (times, *fields)
 
 
 def parameters_msg(result: dict, stamp: Time, result_path: str = '') -> IdentifiedParameters:
@@ -357,6 +254,98 @@ def _inertia_msg(mass: float, com: np.ndarray, inertia: np.ndarray | None) -> In
     for name, (i, j) in (('ixx', (0, 0)), ('ixy', (0, 1)), ('ixz', (0, 2)), ('iyy', (1, 1)),
                          ('iyz', (1, 2)), ('izz', (2, 2))):
         setattr(msg, name, float(matrix[i, j]))
+    return msg
+
+
+def recording_info_msg(summary: RecordingSummary, stamp_ns: int,
+                       recording: bool | None = None) -> RecordingInfo:
+    """The ``RecordingInfo`` message of a recording's summary.
+
+    Parameters
+    ----------
+    summary : RecordingSummary
+        The recorder's summary (``recording.yaml``).
+    stamp_ns : int
+        Time of the report [ns].
+    recording : bool, optional
+        Replaces ``summary.recording`` (a bag that could not be finished is no longer
+        recording).
+
+    Returns
+    -------
+    ident_msgs.msg.RecordingInfo
+        The counts, times [s] and the listed gaps (starts and lengths [s]) of the summary.
+    """
+    s = summary
+    msg = RecordingInfo()
+    msg.header.stamp = ClockTime(nanoseconds=stamp_ns).to_msg()
+    msg.path = s.path
+    msg.experiment = s.experiment
+    msg.recording = s.recording if recording is None else recording
+    msg.joint_state_messages = s.joint_state_messages
+    msg.excitation_messages = s.excitation_messages
+    msg.dropped = s.dropped
+    msg.late = s.late
+    msg.nominal_period = float(s.nominal_period)
+    msg.duration = float(s.duration)
+    msg.recording_time = float(s.recording_time)
+    msg.expected_samples = s.expected_samples
+    msg.lost_seconds = float(s.lost_seconds)
+    msg.longest_gap = float(s.longest_gap)
+    msg.gap_count = s.gap_count
+    msg.gap_starts = [float(g['start']) for g in s.gaps]
+    msg.gap_lengths = [float(g['length']) for g in s.gaps]
+    return msg
+
+
+def joint_state_msg(stamp_ns: int, joint_names, position: np.ndarray, velocity: np.ndarray,
+                    effort: np.ndarray) -> JointState:
+    """A ``JointState`` of every joint.
+
+    Parameters
+    ----------
+    stamp_ns : int
+        Header stamp [ns].
+    joint_names : sequence of str
+        (n,) names.
+    position, velocity, effort : (n,) ndarray
+        [rad or m], [rad/s or m/s], [N·m or N].
+
+    Returns
+    -------
+    sensor_msgs.msg.JointState
+    """
+    msg = JointState()
+    msg.header.stamp = ClockTime(nanoseconds=stamp_ns).to_msg()
+    msg.name = list(joint_names)
+    msg.position = position.tolist()
+    msg.velocity = velocity.tolist()
+    msg.effort = effort.tolist()
+    return msg
+
+
+def collision_msg(event: CollisionEvent, joint: str, threshold: float, stamp: Time) -> Collision:
+    """The ``Collision`` message of a detected collision.
+
+    Parameters
+    ----------
+    event : ident_core.torque_estimation.collision.Collision
+        The detection (``onset`` [s], ``external_torque`` [N·m or N]).
+    joint : str
+        The joint's name.
+    threshold : float
+        Its threshold [N·m or N].
+    stamp : builtin_interfaces.msg.Time
+        Stamp of the sample that confirmed it.
+
+    Returns
+    -------
+    ident_msgs.msg.Collision
+    """
+    msg = Collision(joint=joint, external_torque=event.external_torque,
+                    threshold=float(threshold))
+    msg.header.stamp = stamp
+    msg.onset = ClockTime(nanoseconds=int(round(event.onset * 1e9))).to_msg()
     return msg
 
 

@@ -1,4 +1,4 @@
-"""Message conversions of ident_ros without DDS."""
+"""Message conversions of ident_ros (``conversions``) without DDS."""
 import math
 from pathlib import Path
 from types import SimpleNamespace
@@ -9,8 +9,6 @@ import pytest
 from builtin_interfaces.msg import Time
 from visualization_msgs.msg import Marker
 
-from ident_core.errors import InputError
-from ident_core.excitation.fourier import load_trajectory
 from ident_core.friction.fit import FrictionFit
 from ident_core.friction.models import friction_torque
 from ident_core.model.inertial import LinkInertial, link_inertials
@@ -24,49 +22,21 @@ from ident_ros.conversions import (
     URDF_COLOR,
     WARNING_COLOR,
     collision_markers,
+    collision_msg,
     friction_msg,
     friction_result_msg,
     friction_summary,
     inertia_markers,
+    joint_state_msg,
     parameters_msg,
     payload_markers,
     payload_msg,
     payload_msgs,
     payload_summary,
-    trajectory_from_msg,
-    trajectory_points,
-    trajectory_to_msg,
+    recording_info_msg,
 )
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def test_excitation_trajectory_round_trip():
-    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
-    msg = trajectory_to_msg(trajectory, Time(sec=12, nanosec=5), periods=3)
-    assert msg.harmonics == 6 and msg.periods == 3 and msg.header.stamp.sec == 12
-    assert msg.a[6 * 1 + 2] == trajectory.a[1, 2]          # row-major joints x harmonics
-    back = trajectory_from_msg(msg)
-    assert back.joint_names == trajectory.joint_names
-    assert np.array_equal(back.a, trajectory.a) and np.array_equal(back.b, trajectory.b)
-    assert back.period == pytest.approx(5.0) and back.periods == 3
-
-
-def test_stage_of_a_multi_stage_excitation():
-    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
-    single = trajectory_to_msg(trajectory, Time(), periods=1)
-    assert (single.stage, single.stages) == (1, 1)
-    second = trajectory_to_msg(trajectory, Time(sec=30), periods=2, stage=2, stages=3)
-    assert (second.stage, second.stages, second.periods) == (2, 3, 2)
-    assert trajectory_from_msg(second).joint_names == trajectory.joint_names
-
-
-def test_inconsistent_message_is_refused():
-    trajectory = load_trajectory(REPO / 'config/six_axis_3kg/excitation/identification.yaml')
-    msg = trajectory_to_msg(trajectory, Time(), periods=1)
-    msg.a = msg.a[:-1]
-    with pytest.raises(InputError, match='ExcitationTrajectory message'):
-        trajectory_from_msg(msg)
 
 
 def test_parameters_message_from_result():
@@ -285,31 +255,27 @@ def test_collision_markers_at_the_link_and_cleared():
     assert [m.action for m in collision_markers([]).markers] == [Marker.DELETEALL]
 
 
-def test_trajectory_points_in_robot_order_and_refused_when_broken():
-    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+def test_recording_info_carries_the_summary():
+    from ident_core.data.bag.summary import RecordingSummary
 
-    from ident_core.model.robot import load_robot
-
-    robot = load_robot(REPO / 'urdf' / 'scara_3dof.urdf')
-    msg = JointTrajectory(joint_names=['joint3', 'joint1', 'joint2'])
-    for k in range(2):
-        point = JointTrajectoryPoint(positions=[0.1 * k, 1.0 + k, 2.0 + k],
-                                     velocities=[0.0, 0.5, 0.25])
-        point.time_from_start.sec, point.time_from_start.nanosec = k, 500_000_000
-        msg.points.append(point)
-    times, q, qd, qdd = trajectory_points(msg, robot)
-    np.testing.assert_allclose(times, [0.5, 1.5])
-    np.testing.assert_allclose(q, [[1.0, 2.0, 0.0], [2.0, 3.0, 0.1]])
-    np.testing.assert_allclose(qd[0], [0.5, 0.25, 0.0])
-    assert qdd is None
-    msg.points[1].positions[1] = math.nan
-    with pytest.raises(InputError, match='positions not finite'):
-        trajectory_points(msg, robot)
-    msg.points[1].positions = [0.0, 0.0]
-    with pytest.raises(InputError, match='every point needs 3 positions'):
-        trajectory_points(msg, robot)
-    with pytest.raises(InputError, match='no data for joint'):
-        trajectory_points(JointTrajectory(joint_names=['joint1']), robot)
+    summary = RecordingSummary(
+        path='/bags/run_20260101-120000', experiment='run', recording=True,
+        joint_state_messages=2990, excitation_messages=1, dropped=7, late=2, out_of_order=1,
+        nominal_period=0.001, nominal_period_source='parameter', late_threshold=0.05,
+        duration=2.999, first_stamp=10.0, last_stamp=12.999, joint_states_topic='/js',
+        excitation_topic='/ex', start_wall_time=None, stop_wall_time=None,
+        recording_time=3.2, expected_samples=3200, lost_seconds=0.2, longest_gap=0.15,
+        gap_count=2, gaps=[{'start': 9.8, 'length': 0.15}, {'start': 11.0, 'length': 0.05}])
+    msg = recording_info_msg(summary, 1_700_000_000_123_456_789)
+    assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (1_700_000_000, 123_456_789)
+    assert (msg.path, msg.experiment, msg.recording) == (summary.path, 'run', True)
+    assert (msg.joint_state_messages, msg.excitation_messages, msg.dropped, msg.late) \
+        == (2990, 1, 7, 2)
+    assert (msg.nominal_period, msg.duration, msg.recording_time) == (0.001, 2.999, 3.2)
+    assert (msg.expected_samples, msg.lost_seconds, msg.longest_gap, msg.gap_count) \
+        == (3200, 0.2, 0.15, 2)
+    assert list(msg.gap_starts) == [9.8, 11.0] and list(msg.gap_lengths) == [0.15, 0.05]
+    assert recording_info_msg(summary, 0, recording=False).recording is False
 
 
 def test_payload_messages_of_every_method_and_the_selected_one():
@@ -323,3 +289,20 @@ def test_payload_messages_of_every_method_and_the_selected_one():
     assert [m.method for m in methods] == ['global', 'static'] and selected is methods[1]
     assert all(list(m.drive_gains) == [1.0, 0.9] and m.header.stamp.sec == 4 for m in methods)
     assert payload_summary(result) == '1.5 kg by the static method (2 of 3 methods succeeded)'
+
+def test_joint_state_of_every_joint():
+    msg = joint_state_msg(2_000_000_001, ['a', 'b'], np.array([0.1, 0.2]),
+                          np.array([1.0, -1.0]), np.array([3.0, 4.0]))
+    assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (2, 1)
+    assert list(msg.name) == ['a', 'b'] and list(msg.position) == [0.1, 0.2]
+    assert list(msg.velocity) == [1.0, -1.0] and list(msg.effort) == [3.0, 4.0]
+
+
+def test_collision_message_of_a_detection():
+    from ident_core.torque_estimation.collision import Collision
+
+    event = Collision(joint=2, time=12.5, onset=12.3456789012, external_torque=-7.5)
+    msg = collision_msg(event, 'joint3', np.float64(4.0), Time(sec=12, nanosec=500_000_000))
+    assert (msg.joint, msg.external_torque, msg.threshold) == ('joint3', -7.5, 4.0)
+    assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (12, 500_000_000)
+    assert (msg.onset.sec, msg.onset.nanosec) == (12, 345_678_901)

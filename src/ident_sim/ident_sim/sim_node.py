@@ -48,9 +48,10 @@ from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import trajectory_points
+from ident_ros.conversions import joint_state_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.trajectories import trajectory_points
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
 REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
@@ -154,12 +155,8 @@ class SimNode(lifecycle.GracefulNode):
         self.last_qd = sample.qd
         stamp_ns = self.start_ns + sample.step * self.dt_ns
         self.stamps.append(stamp_ns)
-        msg = JointState()
-        msg.header.stamp = Time(nanoseconds=stamp_ns).to_msg()
-        msg.name = list(self.robot.joint_names)
-        msg.position = sample.position.tolist()
-        msg.velocity = sample.velocity.tolist()
-        msg.effort = sample.effort.tolist()
+        msg = joint_state_msg(stamp_ns, self.robot.joint_names, sample.position,
+                              sample.velocity, sample.effort)
         if self.clock is not None:
             self.clock.publish(Clock(clock=msg.header.stamp))
         self.joint_states.publish(msg)

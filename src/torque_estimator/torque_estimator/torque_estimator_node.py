@@ -61,9 +61,10 @@ from ident_core.torque_estimation.dynamics import load_dynamic_model
 from ident_core.torque_estimation.estimator import TorqueEstimator
 from ident_msgs.msg import Collision, IdentifiedParameters
 from ident_ros import lifecycle, qos
-from ident_ros.conversions import collision_markers, trajectory_points
+from ident_ros.conversions import collision_markers, collision_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
+from ident_ros.trajectories import trajectory_points
 
 #: A stamp this much older than the previous one restarts the filter [s].
 RESTART_JUMP = 1.0
@@ -265,10 +266,8 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
                 np.asarray(msg.effort, dtype=float)[self._order])
 
     def _report(self, msg: JointState, c) -> None:
-        out = Collision(joint=self.joint_names[c.joint], external_torque=c.external_torque,
-                        threshold=float(self.thresholds[c.joint]))
-        out.header.stamp = msg.header.stamp
-        out.onset = Time(nanoseconds=int(round(c.onset * 1e9))).to_msg()
+        out = collision_msg(c, self.joint_names[c.joint], self.thresholds[c.joint],
+                            msg.header.stamp)
         self.collisions.publish(out)
         self.get_logger().warning(f'collision on {out.joint}: external torque '
                                   f'{c.external_torque:.3g} (threshold {out.threshold:g})')

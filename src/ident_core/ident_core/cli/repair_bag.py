@@ -1,10 +1,10 @@
 """``robot-ident repair-bag``: make rosbag2 recordings that a killed recorder left unfinished
-readable again (``data.bag_repair.repair_bag``; the original MCAP is kept)."""
+readable again (``data.bag.repair.repair_bag``; the original MCAP is kept)."""
 from __future__ import annotations
 
 import argparse
 
-from ..data.bag_repair import repair_bag
+from ..data.bag.repair import repair_bag
 from .progress import progress_bar
 
 

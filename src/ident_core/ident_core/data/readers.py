@@ -16,7 +16,8 @@ import numpy as np
 
 from ..errors import DataWarning, InputError
 from ..files import check_readable
-from . import bag_repair
+from .bag.damage import bag_damage, damage_message
+from .bag.salvage import SalvageReader
 
 #: Topic of the excitation node's ``ident_msgs/msg/ExcitationTrajectory`` descriptions.
 EXCITATION_TOPIC = '/excitation_node/trajectory'
@@ -304,7 +305,7 @@ def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> Joint
     recover : bool, optional
         Read an unfinished MCAP bag (its recorder crashed: no ``metadata.yaml``, no MCAP
         footer) up to its damage, with a ``DataWarning`` that states the seconds read (see
-        ``bag_repair``). Without, such a bag raises ``InputError`` suggesting ``--recover``.
+        ``bag.salvage``). Without, such a bag raises ``InputError`` suggesting ``--recover``.
 
     Returns
     -------
@@ -332,23 +333,23 @@ def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> Joint
         log = _collect(path, reader, conns)
     finally:
         reader.close()
-    if isinstance(reader, bag_repair.SalvageReader):
+    if isinstance(reader, SalvageReader):
         _warn_recovered(path, topic, reader, log)
     return log
 
 
 def _open_bag(path: Path, recover: bool):
-    """An open rosbags ``AnyReader``, or a ``bag_repair.SalvageReader`` for an unfinished
+    """An open rosbags ``AnyReader``, or a ``bag.salvage.SalvageReader`` for an unfinished
     MCAP bag with ``recover`` (InputError without)."""
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 
-    damage = bag_repair.bag_damage(path)
+    damage = bag_damage(path)
     if damage is not None and not recover:
-        raise InputError(bag_repair.damage_message(path, damage))
+        raise InputError(damage_message(path, damage))
     try:
         if damage is not None:
-            reader = bag_repair.SalvageReader(path)
+            reader = SalvageReader(path)
         else:
             reader = AnyReader([path], default_typestore=get_typestore(Stores.ROS2_KILTED))
         reader.open()

@@ -45,7 +45,6 @@ are the joint-side damping, Coulomb friction and reflected rotor inertia.
 """
 from __future__ import annotations
 
-import re
 import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -57,14 +56,21 @@ from ..errors import InputError
 from ..files import write_atomic
 from .inertial import LinkInertial
 from .robot import RobotModel
+from .urdf_document import (
+    MARK,
+    UrdfDocument,
+    comment,
+    document_text,
+    drop_marked,
+    inertial_element,
+    is_marked,
+    number,
+    read_urdf,
+    remove_own,
+)
 
-#: Namespace of Drake's URDF extensions (``xmlns:drake``).
-DRAKE_NS = 'http://drake.mit.edu'
-#: Every comment this module writes starts with this, so that a re-export replaces them.
-MARK = 'robot-ident:'
 #: Actuator terms that a physical actuator has non-negative.
 NON_NEGATIVE = ('Ia', 'fv', 'fc')
-_PROLOG_ITEM = re.compile(r'\s*(<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)', re.S)
 
 
 @dataclass
@@ -219,8 +225,8 @@ def identified_urdf(robot: RobotModel, links: list[LinkInertial], actuators: dic
     if problems and not force:
         raise InputError(f'{source}: not physically consistent: '
                          f'{"; ".join(problems)} (--force exports it anyway)')
-    prolog, root, drake = _read_urdf(robot.urdf)
-    doc = _Document(root, drake, source)
+    prolog, root, drake = read_urdf(robot.urdf)
+    doc = _IdentifiedDocument(root, drake, source)
     report = UrdfExport(path=robot.urdf, bodies=[k.link for k in links], inconsistent=problems)
     inconsistent = {k.link for k in links if not k.physically_consistent}
     for k in links:
@@ -230,73 +236,7 @@ def identified_urdf(robot: RobotModel, links: list[LinkInertial], actuators: dic
         doc.write_joint(m, k.joint, robot.joint_names, actuators, gear)
     report.tags = _tags(actuators, robot.n)
     header = _header(source, actuators, report)
-    return '\n'.join(['<?xml version="1.0"?>', *prolog, header,
-                      ET.tostring(root, encoding='unicode')]) + '\n', report
-
-
-def urdf_with_fixed_body(urdf: str | Path, parent: str, name: str, placement,
-                         body: LinkInertial, note: str) -> str:
-    """The text of a URDF with a rigid body fixed to one of its links (e.g. a payload).
-
-    Adds ``<joint name="{name}_joint" type="fixed">`` from ``parent`` to a new
-    ``<link name="{name}">`` holding ``<inertial>``; an earlier body of that name (and its
-    joint) is replaced. Everything else of the URDF is kept.
-
-    Parameters
-    ----------
-    urdf : str or Path
-        The URDF.
-    parent : str
-        The link the body is fixed to.
-    name : str
-        The new link's name.
-    placement : pinocchio.SE3
-        The new link's frame in ``parent``'s.
-    body : LinkInertial
-        Mass, centre of mass and inertia about it, in the new link's frame (``joint`` unused).
-    note : str
-        A comment written before the joint (where the values come from).
-
-    Returns
-    -------
-    str
-        The URDF document.
-
-    Raises
-    ------
-    InputError
-        If the URDF cannot be read, or has no link ``parent``.
-    """
-    prolog, root, _ = _read_urdf(Path(urdf))
-    doc = _Document(root, DRAKE_NS, str(urdf))
-    if parent not in doc.links:
-        raise InputError(f'{urdf}: no link {parent!r} to fix {name!r} to')
-    for old in [doc.links.get(name), doc.joints.get(f'{name}_joint')]:
-        if old is not None:
-            _remove(root, old)
-    for comment in [e for e in root if _marked(e) and name in (e.text or '')]:
-        _remove(root, comment)
-    rpy = placement.rotation
-    joint = ET.Element('joint', name=f'{name}_joint', type='fixed')
-    ET.SubElement(joint, 'parent', link=parent)
-    ET.SubElement(joint, 'child', link=name)
-    ET.SubElement(joint, 'origin', xyz=' '.join(_number(x) for x in placement.translation),
-                  rpy=' '.join(_number(x) for x in _rpy(rpy)))
-    link = ET.Element('link', name=name)
-    link.append(_inertial(body))
-    end = len(list(root))
-    doc.insert(root, end, _comment(f'{name}: {note}'), 1)
-    doc.insert(root, end + 1, joint, 1)
-    doc.insert(root, end + 2, link, 1)
-    return '\n'.join(['<?xml version="1.0"?>', *prolog,
-                      ET.tostring(root, encoding='unicode')]) + '\n'
-
-
-def _rpy(rotation: np.ndarray) -> np.ndarray:
-    """URDF roll, pitch, yaw of a rotation matrix (Pinocchio's ``matrixToRpy``)."""
-    import pinocchio as pin
-
-    return pin.rpy.matrixToRpy(np.asarray(rotation, dtype=float)) + 0.0     # no -0.0
+    return document_text(prolog, root, header), report
 
 
 def _check_model(robot, links, actuators, gear_matrix, source) -> None:
@@ -314,69 +254,6 @@ def _check_model(robot, links, actuators, gear_matrix, source) -> None:
                              f'{np.shape(values)}')
     if np.shape(gear_matrix) != (robot.n, robot.n):
         raise InputError(f'{source}: gear matrix must be {robot.n}×{robot.n}')
-
-
-def _read_urdf(urdf: Path) -> tuple[list[str], ET.Element, str]:
-    """The comments before ``<robot>``, the element tree with its comments, and the namespace
-    of the ``drake:`` prefix."""
-    try:
-        raw = Path(urdf).read_bytes()
-    except OSError as exc:
-        raise InputError(f'{urdf}: cannot read the URDF ({exc.strerror})') from None
-    declared = re.match(rb'<\?xml[^>]*encoding=["\']([A-Za-z0-9._-]+)["\']', raw)
-    encoding = declared.group(1).decode() if declared else 'utf-8'
-    try:
-        text = raw.decode(encoding)
-    except (LookupError, UnicodeDecodeError):
-        raise InputError(f'{urdf}: cannot decode the URDF as {encoding}') from None
-    prolog, pos = [], 0
-    while (item := _PROLOG_ITEM.match(text, pos)) is not None:
-        pos = item.end()
-        if not re.match(r'<\?xml\s', item.group(1)) and MARK not in item.group(1):
-            prolog.append(item.group(1))
-    try:
-        namespaces = _declared_namespaces(text)
-        parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True, insert_pis=True))
-        root = ET.fromstring(text, parser=parser)
-    except ET.ParseError as exc:
-        hint = ('; declare the prefix on <robot>, e.g. xmlns:drake="http://drake.mit.edu"'
-                if 'unbound prefix' in str(exc) else '')
-        raise InputError(f'{urdf}: cannot parse the URDF as XML ({exc}{hint})') from None
-    if root.tag != 'robot':
-        raise InputError(f'{urdf}: the root element is <{root.tag}>, not <robot>')
-    for prefix, uri in namespaces.items():
-        if prefix and not re.fullmatch(r'ns\d+', prefix):
-            ET.register_namespace(prefix, uri)
-    drake = namespaces.get('drake', DRAKE_NS)
-    ET.register_namespace('drake', drake)
-    return prolog, root, drake
-
-
-def _declared_namespaces(text: str) -> dict[str, str]:
-    """``{prefix: uri}`` of the document's namespace declarations (first one per prefix)."""
-    parser = ET.XMLPullParser(events=('start-ns',))
-    parser.feed(text)
-    parser.close()
-    found: dict[str, str] = {}
-    for _, (prefix, uri) in parser.read_events():
-        found.setdefault(prefix, uri)
-    return found
-
-
-def _indent_unit(root: ET.Element) -> str:
-    """The document's indentation step, from the whitespace before the first child."""
-    last = (root.text or '').split('\n')[-1]
-    return last if last and not last.strip() else '  '
-
-
-def _number(x: float) -> str:
-    """Shortest decimal that reads back as the same double."""
-    return repr(float(x))
-
-
-def _comment(text: str) -> ET.Element:
-    """A comment of this module (``--`` is not allowed in XML comments)."""
-    return ET.Comment(f' {MARK} {text} '.replace('--', '- -'))
 
 
 def _tags(actuators: dict, n: int) -> list[str]:
@@ -424,16 +301,8 @@ def _header(source: str, actuators: dict, report: UrdfExport) -> str:
     return '<!-- ' + '\n     '.join(wrapped).replace('--', '- -') + ' -->'
 
 
-class _Document:
-    """The URDF element tree being rewritten."""
-
-    def __init__(self, root: ET.Element, drake: str, source: str):
-        self.root = root
-        self.drake = drake
-        self.unit = _indent_unit(root)
-        self.source = source
-        self.links = {e.get('name'): e for e in root.findall('link')}
-        self.joints = {e.get('name'): e for e in root.findall('joint')}
+class _IdentifiedDocument(UrdfDocument):
+    """The URDF being rewritten with identified dynamics."""
 
     def write_body(self, body: LinkInertial, inconsistent: bool) -> list[str]:
         """Replace the body link's ``<inertial>``; remove those of the links fixed to it (the
@@ -443,20 +312,20 @@ class _Document:
         if child is None or child.get('link') != body.link or body.link not in self.links:
             raise InputError(f'{self.source}: joint {body.joint} of the URDF does not carry '
                              f'link {body.link}')
-        cleared = self._fixed_to(body.link)
+        cleared = self.fixed_to(body.link)
         link = self.links[body.link]
-        index = _remove_own(link, 'inertial')
+        index = remove_own(link, 'inertial')
         note = (f'identified ({self.source}): the whole rigid body moved by {body.joint}'
                 + (f', with the links fixed to it ({", ".join(cleared)})' if cleared else '')
                 + (' - NOT physically consistent, exported with force' if inconsistent else ''))
-        self.insert(link, index, _comment(note), 2)
-        self.insert(link, index + 1, _inertial(body), 2)
+        self.insert(link, index, comment(note), 2)
+        self.insert(link, index + 1, inertial_element(body), 2)
         removed = []
         for name in cleared:
             fixed = self.links[name]
-            if fixed.find('inertial') is not None or any(_marked(e) for e in fixed):
+            if fixed.find('inertial') is not None or any(is_marked(e) for e in fixed):
                 removed.append(name)
-                self.insert(fixed, _remove_own(fixed, 'inertial'), _comment(
+                self.insert(fixed, remove_own(fixed, 'inertial'), comment(
                     f'<inertial> removed: this link is fixed to {body.link}, whose identified '
                     '<inertial> holds the whole rigid body'), 2)
         return removed
@@ -465,32 +334,32 @@ class _Document:
                     gear: np.ndarray) -> None:
         """``<dynamics>``, comments and the ``<transmission>`` of joint ``m``."""
         joint = self.joints[name]
-        _drop_marked(joint)
+        drop_marked(joint)
         units = _units(joint.get('type'))
         ratio = float(gear[m, m])
         notes = []
         if 'Ia' in actuators:
             ia = float(actuators['Ia'][m])
-            notes.append(f'rotor inertia reflected to the joint Ia = {_number(ia)} {units[0]} '
+            notes.append(f'rotor inertia reflected to the joint Ia = {number(ia)} {units[0]} '
                          f'(= drake:rotor_inertia x drake:gear_ratio^2 of its <transmission>)')
         if 'offset' in actuators:
-            notes.append(f'torque offset = {_number(actuators["offset"][m])} {units[2]} '
+            notes.append(f'torque offset = {number(actuators["offset"][m])} {units[2]} '
                          '(no URDF tag)')
         if 'vs' in actuators:
-            shape = ', '.join(f'{k} = {_number(actuators[k][m])}'
+            shape = ', '.join(f'{k} = {number(actuators[k][m])}'
                               for k in ('fs', 'vs', 'delta', 'v_l') if k in actuators)
             notes.append(f'Stribeck friction (robot-ident friction.models, no URDF tag): '
                          f'{shape}; <dynamics friction> is fc')
         row = gear[m] / ratio
         if np.count_nonzero(np.delete(row, m)):
-            terms = ', '.join(f'{j}: {_number(g)}' for j, g in zip(names, row) if g != 0)
-            notes.append(f'its actuator is coupled, motor velocity / {_number(ratio)} = '
+            terms = ', '.join(f'{j}: {number(g)}' for j, g in zip(names, row) if g != 0)
+            notes.append(f'its actuator is coupled, motor velocity / {number(ratio)} = '
                          f'sum of ({terms}) x joint velocity; URDF cannot express the '
                          'coupling, the actuator\'s own values are written on this joint')
         kids = list(joint)
         at = next((i for i, e in enumerate(kids) if e.tag == 'dynamics'), len(kids))
         for note in notes:
-            self.insert(joint, at, _comment(f'identified ({self.source}): {note}'), 2)
+            self.insert(joint, at, comment(f'identified ({self.source}): {note}'), 2)
             at += 1
         self._write_dynamics(joint, actuators, m)
         if 'Ia' in actuators:
@@ -506,14 +375,14 @@ class _Document:
             dynamics = ET.Element('dynamics')
             self.insert(joint, len(joint), dynamics, 2)
         for attr, value in values.items():
-            dynamics.set(attr, _number(value))
+            dynamics.set(attr, number(value))
 
     def _write_transmission(self, joint: str, ia: float, ratio: float) -> None:
         """Update the joint's single-joint ``<transmission>`` or append a new one."""
         mine = [t for t in self.root.findall('transmission')
                 if any(j.get('name') == joint for j in t.findall('joint'))]
-        drake_tags = [(f'{{{self.drake}}}rotor_inertia', _number(ia / ratio ** 2)),
-                      (f'{{{self.drake}}}gear_ratio', _number(abs(ratio)))]
+        drake_tags = [(f'{{{self.drake}}}rotor_inertia', number(ia / ratio ** 2)),
+                      (f'{{{self.drake}}}gear_ratio', number(abs(ratio)))]
         if len(mine) == 1 and len(mine[0].findall('joint')) == 1 \
                 and len(mine[0].findall('actuator')) == 1:
             actuator = mine[0].find('actuator')
@@ -533,81 +402,10 @@ class _Document:
         j = ET.SubElement(trans, 'joint', name=joint)
         ET.SubElement(j, 'hardwareInterface').text = 'hardware_interface/EffortJointInterface'
         actuator = ET.SubElement(trans, 'actuator', name=f'{joint}_motor')
-        ET.SubElement(actuator, 'mechanicalReduction').text = _number(ratio)
+        ET.SubElement(actuator, 'mechanicalReduction').text = number(ratio)
         for tag, value in drake_tags:
             ET.SubElement(actuator, tag, value=value)
         self.insert(self.root, len(self.root), trans, 1)
-
-    def _fixed_to(self, link: str) -> list[str]:
-        """Links attached to ``link`` through fixed joints only, depth first."""
-        out = []
-        for joint in self.joints.values():
-            parent, child = joint.find('parent'), joint.find('child')
-            if joint.get('type') == 'fixed' and parent is not None and child is not None \
-                    and parent.get('link') == link and child.get('link') in self.links:
-                out.append(child.get('link'))
-                out += self._fixed_to(child.get('link'))
-        return out
-
-    def insert(self, parent: ET.Element, index: int, elem: ET.Element, depth: int) -> None:
-        """Insert ``elem`` (at nesting ``depth``) with the document's indentation."""
-        inner, outer = '\n' + self.unit * depth, '\n' + self.unit * (depth - 1)
-        if len(elem):
-            ET.indent(elem, space=self.unit, level=depth)
-        kids = list(parent)
-        if not kids:
-            parent.text, elem.tail = inner, outer
-        elif index >= len(kids):
-            elem.tail = kids[-1].tail if (kids[-1].tail or '').strip() == '' else outer
-            kids[-1].tail = inner
-        else:
-            elem.tail = inner
-        parent.insert(index, elem)
-
-
-def _inertial(body: LinkInertial) -> ET.Element:
-    """``<inertial>`` of a body: COM origin, mass, inertia about the COM (link axes)."""
-    inertial = ET.Element('inertial')
-    ET.SubElement(inertial, 'origin', xyz=' '.join(_number(c) for c in body.com),
-                  rpy='0 0 0')
-    ET.SubElement(inertial, 'mass', value=_number(body.mass))
-    i = body.inertia
-    ET.SubElement(inertial, 'inertia', ixx=_number(i[0, 0]), ixy=_number(i[0, 1]),
-                  ixz=_number(i[0, 2]), iyy=_number(i[1, 1]), iyz=_number(i[1, 2]),
-                  izz=_number(i[2, 2]))
-    return inertial
-
-
-def _remove_own(parent: ET.Element, tag: str) -> int:
-    """Remove ``parent``'s ``tag`` children and this module's comments; the index the first of
-    them had (0 if none)."""
-    gone = [e for e in parent if e.tag == tag or _marked(e)]
-    at = list(parent).index(gone[0]) if gone else 0
-    for e in gone:
-        _remove(parent, e)
-    return at
-
-
-def _marked(elem: ET.Element) -> bool:
-    """Whether an element is a comment this module wrote."""
-    return elem.tag is ET.Comment and (elem.text or '').lstrip().startswith(MARK)
-
-
-def _drop_marked(parent: ET.Element) -> bool:
-    """Remove the comments an earlier export wrote into ``parent``; whether there were any."""
-    marked = [e for e in parent if _marked(e)]
-    for e in marked:
-        _remove(parent, e)
-    return bool(marked)
-
-
-def _remove(parent: ET.Element, elem: ET.Element) -> None:
-    """Remove a child, keeping the whitespace layout of its siblings."""
-    kids = list(parent)
-    i = kids.index(elem)
-    if 0 < i == len(kids) - 1:
-        kids[i - 1].tail = elem.tail
-    parent.remove(elem)
 
 
 def _units(kind: str | None) -> tuple[str, str, str]:

@@ -1,14 +1,37 @@
 """Is the robot following the excitation? A motion streamed open loop to a robot whose driver
 crashed, or that an e-stop or a collision holds, records nothing useful and must stop with the
-reason: the measured joint states stop arriving, or they leave the commanded motion.
+reason: the measured joint states stop arriving, or they leave the commanded motion. A recorded
+motion also stops when the recorder is gone (nothing would be recorded).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..model.robot import wrapped_angle
+from .plan import Motion
+
+RECORDER_GRACE = 1.0        # s the recorder's liveliness may stay lost before the goal fails
+
+
+class JointSample(NamedTuple):
+    """The latest measured joint states.
+
+    Parameters
+    ----------
+    received_ns : int
+        When it was taken, on the runner's clock [ns].
+    stamp_ns : int
+        Its header stamp [ns] (0 if the driver stamps none).
+    positions : dict of str to float
+        Position of each joint it names [rad or m].
+    """
+
+    received_ns: int
+    stamp_ns: int
+    positions: dict
 
 
 @dataclass(frozen=True)
@@ -66,6 +89,77 @@ class MotionWatchdog:
                     f'{self.tracking_limit[worst]:g}): the robot does not follow (collision, '
                     'e-stop, drive fault or limit)')
         return ''
+
+    def starved(self, elapsed: float) -> bool:
+        """Whether the watcher itself did not run for a while (its messages may be queued, so
+        their age tells nothing about the robot).
+
+        Parameters
+        ----------
+        elapsed : float
+            Time since the watcher last looked [s].
+
+        Returns
+        -------
+        bool
+            True above half the ``timeout``.
+        """
+        return elapsed > self.timeout / 2
+
+    def check(self, motion: Motion, now_ns: int, since_ns: int,
+              sample: JointSample | None) -> tuple[str, np.ndarray | None]:
+        """One look at the robot while a motion runs.
+
+        The measured positions are compared with the command at the time of the measurement,
+        in the clock the controller stamps both with (a driver that lags the wall clock is no
+        tracking error); the receive time when the sample has no stamp.
+
+        Parameters
+        ----------
+        motion : Motion
+            The running motion, in the order of ``joint_names``.
+        now_ns : int
+            Now, on the runner's clock [ns].
+        since_ns : int
+            When the watch began [ns] (the age of the measurements before the first arrives).
+        sample : JointSample or None
+            The latest measurement, None before the first.
+
+        Returns
+        -------
+        reason : str
+            ``fault``: why the motion must stop, or ``''``.
+        error : (n,) ndarray or None
+            ``tracking_error`` of the sample [rad or m]; None without a sample that names every
+            joint.
+        """
+        received, measured, commanded, error = since_ns, None, None, None
+        if sample is not None:
+            received, stamp, state = sample
+            if all(j in state for j in self.joint_names):
+                measured = np.array([state[j] for j in self.joint_names])
+                t = max(((stamp or received) - motion.start_ns) * 1e-9, 0.0)
+                commanded = motion.sample(np.array([t]))[0][0]
+                error = tracking_error(measured, commanded, self.continuous)
+        return self.fault((now_ns - received) * 1e-9, measured, commanded), error
+
+
+def recorder_gone(lost_ns: int | None, now_ns: int) -> bool:
+    """Whether the recorder's liveliness stayed lost for longer than ``RECORDER_GRACE`` (a
+    starved process may miss one lease and come back).
+
+    Parameters
+    ----------
+    lost_ns : int or None
+        When it was lost [ns]; None while alive.
+    now_ns : int
+        Now, same clock [ns].
+
+    Returns
+    -------
+    bool
+    """
+    return lost_ns is not None and (now_ns - lost_ns) * 1e-9 > RECORDER_GRACE
 
 
 def tracking_error(measured: np.ndarray, commanded: np.ndarray,

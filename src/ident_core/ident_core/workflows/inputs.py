@@ -36,7 +36,7 @@ class RecordingOptions(Schema):
                     'below, a gap is a warning above (``ident_core.data.coverage``).')
     recover: bool = Field(
         False, description='Read bags that a killed recorder left unfinished up to the damage '
-        '(with a warning) instead of refusing them (``ident_core.data.bag_repair``).')
+        '(with a warning) instead of refusing them (``ident_core.data.bag.salvage``).')
 
     def whole(self) -> RecordingOptions:
         """These options reading every recording whole (friction, torque estimation).

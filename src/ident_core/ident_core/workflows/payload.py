@@ -15,12 +15,12 @@ from ..estimation.results import read_result
 from ..files import write_atomic
 from ..model.inertial import LinkInertial
 from ..model.robot import RobotModel
-from ..model.urdf_export import urdf_with_fixed_body
 from ..payload.frame import payload_frame
 from ..payload.geometry import frame_in_link
 from ..payload.identify import PayloadIdentification, identify_payload
 from ..payload.methods import PayloadConfig
 from ..payload.results import PayloadData, PayloadFile, payload_file
+from ..payload.urdf import urdf_with_fixed_body
 from ..progress import Progress
 from .inputs import RecordingOptions, load_recording, robot_model
 from .outputs import output_path

@@ -1,34 +1,25 @@
-"""Write one rosbag2 (MCAP) of an identification experiment from raw CDR messages.
+"""Writing one recording (``format``) from raw CDR messages, and counting what it lost.
 
-Pure Python (no rclpy), so the bookkeeping is unit-testable: the node hands over the exact bytes
-of a ``raw=True`` subscription and the receive time. Per bag it records
-
-* ``sensor_msgs/msg/JointState`` on the joint-states topic, and
-* ``ident_msgs/msg/ExcitationTrajectory`` on the excitation topic (type registered in the rosbags
-  typestore from the ``.msg`` installed by ``ident_msgs``),
-
-with the receive time as bag time stamp (what rosbag2 does), and counts samples that never reached
-the recorder (``dropped``, from gaps between consecutive JointState header stamps), messages that
-arrived late and stamps that went backwards. Time without samples counts as lost: a stream that
-stops (a publisher that died) leaves a silent tail before the stop, one that starts late a silent
-head; these and the gaps between header stamps that are longer than ``gap_tolerance`` are listed
-as gaps, and ``expected_samples`` is what the nominal period fits into the recording's time.
-After closing, ``recording.yaml`` in the bag folder summarises the recording. An existing folder
-is never written into (the rosbags ``Writer`` refuses existing paths, and bag names carry a time
-stamp and a counter).
+Pure Python (no rclpy), so the bookkeeping is unit-testable: the recorder node hands over the
+exact bytes of a ``raw=True`` subscription and the receive time. The receive time is the bag time
+stamp (what rosbag2 does). The writer counts samples that never reached the recorder
+(``dropped``, from gaps between consecutive JointState header stamps), messages that arrived late
+and stamps that went backwards. Time without samples counts as lost: a stream that stops (a
+publisher that died) leaves a silent tail before the stop, one that starts late a silent head;
+these and the gaps between header stamps that are longer than ``gap_tolerance`` are listed as
+gaps, and ``expected_samples`` is what the nominal period fits into the recording's time. After
+closing, ``recording.yaml`` in the bag folder summarises the recording (``summary``).
 
 Crash safety: the samples of the last ``flush_period`` at most are held in memory; older ones are
-in the file as complete MCAP chunks, which ``ident_core.data.bag_repair`` recovers from a bag whose
-recorder was killed. While a bag is open its MCAP carries an advisory lock, so that a repair never
-takes a bag that is still being written for a damaged one.
+in the file as complete MCAP chunks, which ``salvage`` reads and ``repair`` recovers from a bag
+whose recorder was killed. While a bag is open its MCAP carries the advisory ``lock``, so that a
+repair never takes a bag that is still being written for a damaged one.
 """
 from __future__ import annotations
 
 import functools
-import re
 import statistics
 import struct
-from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -44,88 +35,48 @@ from rosbags.interfaces import (
 from rosbags.rosbag2 import StoragePlugin, Writer, WriterError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from ident_core.data.bag_repair import RECORDING_FILE, RECORDING_FORMAT, lock_for_writing
-from ident_core.data.readers import EXCITATION_TOPIC
-from ident_core.errors import InputError
-from ident_core.files import dump_yaml, write_atomic
-from ident_core.schema import Schema
+from ...errors import InputError
+from ...files import dump_yaml, write_atomic
+from ...schema import Schema
+from ..readers import EXCITATION_TOPIC
+from .format import (
+    EXCITATION_TYPE,
+    JOINT_STATE_TYPE,
+    RECORDING_FILE,
+    unique_bag_path,
+    validate_experiment,
+)
+from .lock import lock_for_writing
+from .summary import MAX_GAPS_LISTED, RecordingSummary
 
-JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
-EXCITATION_TYPE = 'ident_msgs/msg/ExcitationTrajectory'
-SUMMARY_FILE = RECORDING_FILE
-SUMMARY_FORMAT = RECORDING_FORMAT
-# At most this many gaps are listed (all of them count).
-MAX_GAPS_LISTED = 100
 # Intervals used to estimate the nominal period when it is given as 0.
 PERIOD_ESTIMATE_INTERVALS = 100
-MAX_EXPERIMENT_LENGTH = 100
-_EXPERIMENT_RE = re.compile(r'[A-Za-z0-9_-]+')
 # builtin_interfaces/Time at the start of the message, after the 4-byte encapsulation header.
 _STAMP_LE = struct.Struct('<iI')
 _STAMP_BE = struct.Struct('>iI')
 
 
-def validate_experiment(experiment: str) -> str:
-    """Return ``experiment`` if it is a valid bag name part, else raise.
-
-    Valid: 1 to 100 characters, ASCII letters, digits, ``-`` and ``_``.
-
-    Raises:
-        InputError (a ValueError): empty, too long or other characters (names them).
-    """
-    if not isinstance(experiment, str) or not experiment:
-        raise InputError('experiment name is empty (use letters, digits, "-" and "_")')
-    if len(experiment) > MAX_EXPERIMENT_LENGTH:
-        raise InputError(f'experiment name {experiment[:20]!r}... is {len(experiment)} '
-                         f'characters long (at most {MAX_EXPERIMENT_LENGTH})')
-    if not _EXPERIMENT_RE.fullmatch(experiment):
-        bad = sorted({c for c in experiment if not _EXPERIMENT_RE.fullmatch(c)})
-        raise InputError(f'experiment name {experiment!r} contains {"".join(bad)!r}: use only '
-                         'letters, digits, "-" and "_"')
-    return experiment
-
-
-def unique_bag_path(directory: str | Path, experiment: str, now: datetime | None = None) -> Path:
-    """A bag folder path that does not exist yet: ``<directory>/<experiment>_<YYYYmmdd-HHMMSS>``,
-    with ``_2``, ``_3``, ... appended while that name exists.
-
-    Args:
-        directory: where bags go (need not exist).
-        experiment: experiment name, see ``validate_experiment``.
-        now: the time for the name (local wall time by default).
-
-    Raises:
-        InputError (a ValueError): invalid experiment name.
-    """
-    validate_experiment(experiment)
-    now = datetime.now() if now is None else now
-    base = Path(directory) / f'{experiment}_{now:%Y%m%d-%H%M%S}'
-    path, k = base, 1
-    while path.exists() or path.is_symlink():
-        k += 1
-        path = base.with_name(f'{base.name}_{k}')
-    return path
-
-
 @functools.cache
-def recording_typestore(excitation_msg: str | None = None):
-    """The rosbags typestore (ROS 2 Kilted) with ``ident_msgs/msg/ExcitationTrajectory`` added.
+def recording_typestore(excitation_msg: str | Path):
+    """The rosbags typestore of recordings.
 
-    Args:
-        excitation_msg: path of ``ExcitationTrajectory.msg``; default: the one installed in
-            ``ament_index_python.get_package_share_directory('ident_msgs')/msg/``.
+    Parameters
+    ----------
+    excitation_msg : str or Path
+        ``ExcitationTrajectory.msg`` of ``ident_msgs`` (the ROS side finds the installed one:
+        ``ident_ros.typestore``).
 
-    Raises:
-        InputError (a ValueError): ``ident_msgs`` not installed or the file unreadable.
+    Returns
+    -------
+    rosbags Typestore
+        The ROS 2 Kilted types with ``ident_msgs/msg/ExcitationTrajectory`` added (cached per
+        path).
+
+    Raises
+    ------
+    InputError
+        (a ValueError) If the file cannot be read.
     """
-    if excitation_msg is None:
-        from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-        try:
-            share = get_package_share_directory('ident_msgs')
-        except (PackageNotFoundError, LookupError, ValueError) as exc:
-            raise InputError(f'package ident_msgs not found in the ament index ({exc}); '
-                             'build it and source the workspace') from None
-        excitation_msg = str(Path(share) / 'msg' / 'ExcitationTrajectory.msg')
     try:
         text = Path(excitation_msg).read_text()
     except OSError as exc:
@@ -143,115 +94,28 @@ def _qos(durability: str, depth: int):
                QosDurability[durability], zero, zero, QosLiveliness.AUTOMATIC, zero, False)
 
 
-@dataclass
-class RecordingSummary:
-    """State of one recording, the content of ``recording.yaml`` and of ``RecordingInfo``.
-
-    Attributes:
-        path: bag folder (absolute). experiment: experiment name.
-        recording: True while the bag is open.
-        joint_state_messages, excitation_messages: messages written per topic.
-        dropped: JointState samples missing between consecutive header stamps.
-        late: JointState messages received more than ``late_threshold`` s after their stamp.
-        out_of_order: JointState messages whose stamp is not later than the latest one before.
-        nominal_period: JointState period used for ``dropped`` (s); 0 if not known yet.
-        nominal_period_source: ``parameter`` or ``median`` (estimated from the stamps).
-        late_threshold: s.
-        duration: last minus first JointState header stamp (s).
-        first_stamp, last_stamp: earliest and latest JointState header stamp (s since the epoch),
-            None without JointState messages.
-        joint_states_topic, excitation_topic: topic names.
-        start_wall_time, stop_wall_time: local wall time (ISO 8601) of open and close; stop is
-            None while recording.
-        recording_time: stop minus start on the receive clock (s); while recording, up to the
-            latest message.
-        expected_samples: JointState samples the nominal period fits into ``recording_time``
-            (0 while the period is not known).
-        lost_seconds: total length of the gaps (s).
-        longest_gap: length of the longest gap (s), 0 without gaps.
-        gap_count: number of gaps.
-        gaps: the first 100 gaps, ``{'start': s since the epoch (receive clock), 'length': s}``:
-            a silent head after the start, stamp gaps (minus one period) between consecutive
-            JointState messages, a silent tail before the stop, each longer than
-            ``gap_tolerance``.
-    """
-
-    path: str
-    experiment: str
-    recording: bool
-    joint_state_messages: int
-    excitation_messages: int
-    dropped: int
-    late: int
-    out_of_order: int
-    nominal_period: float
-    nominal_period_source: str
-    late_threshold: float
-    duration: float
-    first_stamp: float | None
-    last_stamp: float | None
-    joint_states_topic: str
-    excitation_topic: str
-    start_wall_time: str | None
-    stop_wall_time: str | None
-    recording_time: float
-    expected_samples: int
-    lost_seconds: float
-    longest_gap: float
-    gap_count: int
-    gaps: list
-
-    @property
-    def lost_fraction(self) -> float:
-        """``lost_seconds`` over ``recording_time`` (0 for an empty recording)."""
-        return self.lost_seconds / self.recording_time if self.recording_time > 0 else 0.0
-
-    def to_dict(self) -> dict:
-        """Plain Python types, with a ``format`` key first (the ``recording.yaml`` layout)."""
-        return {'format': SUMMARY_FORMAT, **asdict(self)}
-
-
 class RecordingConfig(Schema):
-    """What a recording stores and how it counts lost and late samples.
+    """What a recording stores and how it counts lost and late samples."""
 
-    Attributes
-    ----------
-    joint_states_topic : str
-        sensor_msgs/JointState topic recorded.
-    excitation_topic : str
-        ident_msgs/ExcitationTrajectory topic recorded.
-    nominal_period : float
-        JointState period for counting dropped samples from header-stamp gaps [s]; 0: the
-        median of the first 100 stamp intervals (all of them if fewer).
-    late_threshold : float
-        A JointState received more than this after its header stamp counts as late [s].
-    gap_tolerance : float
-        Time without JointState samples longer than this is a gap, counted as lost [s].
-    lost_warning_fraction : float
-        The recorder warns when more than this fraction of a recording's time is lost, or of
-        its expected samples is missing.
-    flush_period : float
-        Samples are written to the file (a closed MCAP chunk) at least this often: a recorder
-        that is killed loses at most the samples of this last period [s].
-    """
-
-    joint_states_topic: str = Field('/joint_states', description='JointState topic recorded')
+    joint_states_topic: str = Field('/joint_states',
+                                    description='sensor_msgs/JointState topic recorded.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic recorded')
+                                  description='ident_msgs/ExcitationTrajectory topic recorded.')
     nominal_period: NonNegativeFloat = Field(
-        0.001, description='JointState period for counting dropped samples, s (0: the median '
-        'of the first 100 intervals)')
+        0.001, description='JointState period for counting dropped samples from header-stamp '
+        'gaps [s]; 0: the median of the first 100 stamp intervals (all of them if fewer).')
     late_threshold: PositiveFloat = Field(
-        0.05, description='a JointState received more than this after its stamp counts as '
-        'late, s')
+        0.05, description='A JointState received more than this after its header stamp counts '
+        'as late [s].')
     gap_tolerance: PositiveFloat = Field(
-        0.1, description='time without JointState samples longer than this is a gap (lost '
-        'time), s')
+        0.1, description='Time without JointState samples longer than this is a gap, counted '
+        'as lost [s].')
     lost_warning_fraction: confloat(ge=0.0, le=1.0) = Field(
-        0.01, description='warn when more than this fraction of a recording is lost time')
+        0.01, description="The recorder warns when more than this fraction of a recording's "
+        'time is lost, or of its expected samples is missing.')
     flush_period: confloat(gt=0.0, le=10.0) = Field(
-        0.25, description='samples reach the file at least this often; a killed recorder '
-        'loses at most this much, s')
+        0.25, description='Samples are written to the file (a closed MCAP chunk) at least this '
+        'often: a recorder that is killed loses at most the samples of this last period [s].')
 
 
 class BagRecorder:
@@ -264,11 +128,11 @@ class BagRecorder:
     Parameters
     ----------
     path : str or Path
-        Bag folder to create; must not exist (see ``unique_bag_path``).
+        Bag folder to create; must not exist (see ``format.unique_bag_path``).
     experiment : str
-        Experiment name, see ``validate_experiment``.
-    typestore : rosbags typestore, optional
-        Knows both types (default ``recording_typestore()``).
+        Experiment name, see ``format.validate_experiment``.
+    typestore : rosbags typestore
+        Knows both types (``recording_typestore``).
     **options
         Fields of ``RecordingConfig`` (topics, nominal period, late threshold, gap tolerance,
         flush period).
@@ -279,7 +143,7 @@ class BagRecorder:
         For an invalid experiment name or option (a ValueError).
     """
 
-    def __init__(self, path: str | Path, experiment: str, *, typestore=None, **options):
+    def __init__(self, path: str | Path, experiment: str, *, typestore, **options):
         validate_experiment(experiment)
         opts = RecordingConfig(**options)
         self.path = Path(path).absolute()
@@ -328,22 +192,32 @@ class BagRecorder:
         return self._writer is not None
 
     def open(self, start_ns: int | None = None) -> BagRecorder:
-        """Create the bag folder and its MCAP file; returns self.
+        """Create the bag folder and its MCAP file.
 
-        Args:
-            start_ns: the recording's start on the receive clock (ns since the epoch); time
-                until the first JointState counts as a gap. Default: the first message's
-                receive time (no silent head is counted).
+        Parameters
+        ----------
+        start_ns : int, optional
+            The recording's start on the receive clock [ns since the epoch]; time until the
+            first JointState counts as a gap. Default: the first message's receive time (no
+            silent head is counted).
 
-        Raises:
-            RuntimeError: already opened or closed.
-            FileExistsError: the folder exists (never overwritten).
-            InputError: ``ident_msgs`` definition not found (default typestore).
-            OSError: the folder cannot be created.
+        Returns
+        -------
+        BagRecorder
+            self.
+
+        Raises
+        ------
+        RuntimeError
+            If it was already opened or closed.
+        FileExistsError
+            If the folder exists (never overwritten).
+        OSError
+            If the folder cannot be created.
         """
         if self._writer is not None or self._closed:
             raise RuntimeError(f'{self.path}: bag already opened')
-        typestore = self._typestore or recording_typestore()
+        typestore = self._typestore
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
@@ -372,14 +246,21 @@ class BagRecorder:
     def write_joint_state(self, raw: bytes, receive_ns: int) -> None:
         """Write one serialized ``sensor_msgs/msg/JointState`` and update the counters.
 
-        Args:
-            raw: CDR bytes with their 4-byte encapsulation header (a ``raw=True`` subscription).
-            receive_ns: receive time, ns since the epoch; the message's bag time stamp, raised
-                to the previous message's if it is earlier (a wall-clock step back), so that the
-                bag, which readers return ordered by time stamp, keeps the order of arrival.
+        Parameters
+        ----------
+        raw : bytes
+            CDR bytes with their 4-byte encapsulation header (a ``raw=True`` subscription).
+        receive_ns : int
+            Receive time [ns since the epoch]; the message's bag time stamp, raised to the
+            previous message's if it is earlier (a wall-clock step back), so that the bag, which
+            readers return ordered by time stamp, keeps the order of arrival.
 
-        Raises:
-            RuntimeError: bag not open. InputError: fewer than 12 bytes.
+        Raises
+        ------
+        RuntimeError
+            If the bag is not open.
+        InputError
+            (a ValueError) For fewer than 12 bytes.
         """
         writer = self._writer
         if writer is None:
@@ -424,13 +305,18 @@ class BagRecorder:
     def write_excitation(self, raw: bytes, receive_ns: int) -> None:
         """Write one serialized ``ident_msgs/msg/ExcitationTrajectory``.
 
-        Args:
-            raw: CDR bytes with encapsulation header.
-            receive_ns: bag time stamp, ns since the epoch (never below the previous one, see
-                ``write_joint_state``).
+        Parameters
+        ----------
+        raw : bytes
+            CDR bytes with encapsulation header.
+        receive_ns : int
+            Bag time stamp [ns since the epoch] (never below the previous one, see
+            ``write_joint_state``).
 
-        Raises:
-            RuntimeError: bag not open.
+        Raises
+        ------
+        RuntimeError
+            If the bag is not open.
         """
         if self._writer is None:
             raise RuntimeError(f'{self.path}: bag is not open')
@@ -442,15 +328,23 @@ class BagRecorder:
     def flush(self, now_ns: int | None = None) -> bool:
         """Write the messages held in memory to the file as one MCAP chunk.
 
-        Args:
-            now_ns: receive-clock time (ns); then only if the oldest message held is at least
-                ``flush_period`` old (what a timer calls). None: whatever is held.
+        Parameters
+        ----------
+        now_ns : int, optional
+            Receive-clock time [ns]; then only if the oldest message held is at least
+            ``flush_period`` old (what a timer calls). None: whatever is held.
 
-        Returns:
+        Returns
+        -------
+        bool
             True if a chunk was written.
 
-        Raises:
-            RuntimeError: bag not open. OSError: the file cannot be written.
+        Raises
+        ------
+        RuntimeError
+            If the bag is not open.
+        OSError
+            If the file cannot be written.
         """
         if self._writer is None:
             raise RuntimeError(f'{self.path}: bag is not open')
@@ -469,7 +363,13 @@ class BagRecorder:
             self.flush()
 
     def summary(self) -> RecordingSummary:
-        """The current state (``recording`` True while open); final after ``close()``."""
+        """The recording's summary.
+
+        Returns
+        -------
+        RecordingSummary
+            The current state (``recording`` True while open); final after ``close()``.
+        """
         if self._summary is not None:
             return self._summary
         if self._period_ns:
@@ -513,17 +413,28 @@ class BagRecorder:
         return start, stop, gaps
 
     def close(self, stop_ns: int | None = None) -> RecordingSummary:
-        """Finish the bag (MCAP index, ``metadata.yaml``), write ``recording.yaml`` atomically
-        into the bag folder and return the final summary. Idempotent: later calls return the
-        same summary. Closing a recorder that was never opened writes nothing.
+        """Finish the bag (MCAP index, ``metadata.yaml``) and write ``recording.yaml``
+        atomically into the bag folder.
 
-        Args:
-            stop_ns: the recording's end on the receive clock (ns since the epoch); time since
-                the latest JointState counts as a gap. Default: the latest message's receive
-                time (no silent tail is counted).
+        Idempotent: later calls return the same summary. Closing a recorder that was never
+        opened writes nothing.
 
-        Raises:
-            OSError: the bag or the summary cannot be written (the recorder counts as closed).
+        Parameters
+        ----------
+        stop_ns : int, optional
+            The recording's end on the receive clock [ns since the epoch]; time since the latest
+            JointState counts as a gap. Default: the latest message's receive time (no silent
+            tail is counted).
+
+        Returns
+        -------
+        RecordingSummary
+            The final summary.
+
+        Raises
+        ------
+        OSError
+            If the bag or the summary cannot be written (the recorder counts as closed).
         """
         if self._closed:
             return self.summary()
@@ -540,7 +451,7 @@ class BagRecorder:
                 self._lock.close()
         summary = self.summary()
         if writer is not None:
-            write_atomic(self.path / SUMMARY_FILE, dump_yaml(summary.to_dict()))
+            write_atomic(self.path / RECORDING_FILE, dump_yaml(summary.to_dict()))
         self._summary = summary
         return summary
 
@@ -556,12 +467,30 @@ def start_recording(directory: str | Path, experiment: str, now: datetime | None
     """Open a new bag ``unique_bag_path(directory, experiment, now)``; if another process
     creates that folder first, take the next free name (a few tries).
 
-    Args:
-        start_ns: see ``BagRecorder.open``.
-        options: keyword arguments of ``BagRecorder``.
+    Parameters
+    ----------
+    directory : str or Path
+        Where bags go.
+    experiment : str
+        Experiment name.
+    now : datetime, optional
+        The time for the name (local wall time by default).
+    start_ns : int, optional
+        See ``BagRecorder.open``.
+    **options
+        Keyword arguments of ``BagRecorder`` (``typestore`` and the ``RecordingConfig``).
 
-    Raises:
-        InputError (a ValueError): invalid name or options. OSError: folder not creatable.
+    Returns
+    -------
+    BagRecorder
+        Open.
+
+    Raises
+    ------
+    InputError
+        (a ValueError) For an invalid name or option.
+    OSError
+        If the folder cannot be created (``FileExistsError`` when no free name was found).
     """
     for _ in range(10):
         recorder = BagRecorder(unique_bag_path(directory, experiment, now), experiment, **options)

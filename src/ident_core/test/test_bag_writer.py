@@ -1,7 +1,8 @@
-"""BagRecorder without DDS: CDR bytes in, a rosbag2 (MCAP) that rosbags and ident_core read."""
+"""BagRecorder (``data.bag.writer``) without DDS: CDR bytes in, a rosbag2 (MCAP) that rosbags
+and ident_core read, with its ``recording.yaml``. The ExcitationTrajectory type comes from the
+source tree's ``ident_msgs`` definition (no ROS install needed)."""
 from __future__ import annotations
 
-import sys
 import warnings
 from datetime import datetime
 from pathlib import Path
@@ -10,20 +11,14 @@ import numpy as np
 import pytest
 import yaml
 
-# Test the source tree (edits need no rebuild), like ident_core's tests.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from ident_core.data.bag import damage, lock, repair
+from ident_core.data.bag.format import RECORDING_FILE, unique_bag_path, validate_experiment
+from ident_core.data.bag.writer import BagRecorder, recording_typestore, start_recording
 from ident_core.data.datasets import DataWarning, load_dataset
 from ident_core.data.readers import excitation_window, read_joint_states
-from ident_node.bag_recorder import (
-    SUMMARY_FILE,
-    BagRecorder,
-    recording_typestore,
-    start_recording,
-    unique_bag_path,
-    validate_experiment,
-)
 
+EXCITATION_MSG = (Path(__file__).resolve().parents[2] / 'ident_msgs' / 'msg'
+                  / 'ExcitationTrajectory.msg')
 JOINTS = [f'joint_{i}' for i in range(1, 7)]
 T0 = 1_700_000_000 * 10**9          # ns, first header stamp
 PERIOD = 1_000_000                  # ns
@@ -32,7 +27,7 @@ EXCITATION_TOPIC = '/excitation_node/trajectory'
 
 @pytest.fixture(scope='module')
 def typestore():
-    return recording_typestore()
+    return recording_typestore(EXCITATION_MSG)
 
 
 def joint_state(typestore, stamp_ns: int, k: int) -> tuple[bytes, np.ndarray]:
@@ -68,7 +63,7 @@ GAP = 3
 
 def record(path: Path, typestore, nominal_period=0.001):
     """Write the standard test recording; returns (recorder, summary, expected stamps, values)."""
-    rec = BagRecorder(path, 'run-1', excitation_topic=EXCITATION_TOPIC,
+    rec = BagRecorder(path, 'run-1', typestore=typestore, excitation_topic=EXCITATION_TOPIC,
                       nominal_period=nominal_period, late_threshold=0.05).open()
     rec.write_excitation(excitation(typestore), T0 - 5_000_000)
     stamps, values = [], []
@@ -139,7 +134,7 @@ def test_counts_round_trip_and_summary(tmp_path, typestore):
     np.testing.assert_array_equal(ds.effort, values[:, 2])
 
     # recording.yaml
-    doc = yaml.safe_load((path / SUMMARY_FILE).read_text())
+    doc = yaml.safe_load((path / RECORDING_FILE).read_text())
     assert doc['format'] == 'robot-ident/recording/1'
     assert doc['experiment'] == 'run-1'
     assert doc['path'] == str(path)
@@ -157,7 +152,7 @@ def test_counts_round_trip_and_summary(tmp_path, typestore):
     # idempotent close
     assert rec.close() == summary
     assert rec.close() == summary
-    assert yaml.safe_load((path / SUMMARY_FILE).read_text()) == doc
+    assert yaml.safe_load((path / RECORDING_FILE).read_text()) == doc
 
 
 def test_estimated_period(tmp_path, typestore):
@@ -168,7 +163,7 @@ def test_estimated_period(tmp_path, typestore):
 
 
 def test_short_recording_estimates_from_all_intervals(tmp_path, typestore):
-    rec = BagRecorder(tmp_path / 'short', 'short', nominal_period=0.0).open()
+    rec = BagRecorder(tmp_path / 'short', 'short', typestore=typestore, nominal_period=0.0).open()
     for k in (0, 2, 4, 6, 12):      # period 2 ms, one gap of 2 missing samples
         rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], T0 + k * PERIOD)
     summary = rec.close()
@@ -177,7 +172,7 @@ def test_short_recording_estimates_from_all_intervals(tmp_path, typestore):
 
 
 def test_out_of_order_and_jitter(tmp_path, typestore):
-    rec = BagRecorder(tmp_path / 'ooo', 'ooo').open()
+    rec = BagRecorder(tmp_path / 'ooo', 'ooo', typestore=typestore).open()
     # jitter below half a period is no drop; a repeated and a backwards stamp are out of order
     for stamp in (0, 1_400_000, 2_000_000, 2_000_000, 1_500_000, 3_000_000, 5_600_000):
         rec.write_joint_state(joint_state(typestore, T0 + stamp, 0)[0], T0 + stamp)
@@ -188,7 +183,7 @@ def test_out_of_order_and_jitter(tmp_path, typestore):
     assert summary.late == 0
 
 
-def test_unique_bag_path_never_returns_an_existing_path(tmp_path):
+def test_unique_bag_path_never_returns_an_existing_path(tmp_path, typestore):
     now = datetime(2026, 11, 5, 14, 3, 9)
     first = unique_bag_path(tmp_path, 'exp_A-1', now)
     assert first == tmp_path / 'exp_A-1_20261105-140309'
@@ -204,27 +199,27 @@ def test_unique_bag_path_never_returns_an_existing_path(tmp_path):
     (tmp_path / 'exp_A-1_20261105-140309_6').write_text('a file counts too')
     assert unique_bag_path(tmp_path, 'exp_A-1', now).name == 'exp_A-1_20261105-140309_7'
     # start_recording uses it and never writes into an existing folder
-    rec = start_recording(tmp_path, 'exp_A-1', now)
+    rec = start_recording(tmp_path, 'exp_A-1', now, typestore=typestore)
     assert rec.path.name == 'exp_A-1_20261105-140309_7'
     rec.close()
     assert (rec.path / 'metadata.yaml').is_file()
 
 
-def test_existing_folder_is_never_overwritten(tmp_path):
+def test_existing_folder_is_never_overwritten(tmp_path, typestore):
     path = tmp_path / 'old'
     path.mkdir()
     (path / 'keep.txt').write_text('data')
     with pytest.raises(FileExistsError, match='not overwriting'):
-        BagRecorder(path, 'old').open()
+        BagRecorder(path, 'old', typestore=typestore).open()
     assert [p.name for p in path.iterdir()] == ['keep.txt']
 
 
 @pytest.mark.parametrize('name', ['', 'a b', 'run/1', '../x', 'é', 'run.1', 'x' * 101, 'a;rm'])
-def test_bad_experiment_names(tmp_path, name):
+def test_bad_experiment_names(tmp_path, name, typestore):
     with pytest.raises(ValueError, match='experiment name'):
         unique_bag_path(tmp_path, name)
     with pytest.raises(ValueError, match='experiment name'):
-        BagRecorder(tmp_path / 'x', name)
+        BagRecorder(tmp_path / 'x', name, typestore=typestore)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -233,15 +228,15 @@ def test_good_experiment_names():
         assert validate_experiment(name) == name
 
 
-def test_bad_options(tmp_path):
+def test_bad_options(tmp_path, typestore):
     with pytest.raises(ValueError, match='nominal_period'):
-        BagRecorder(tmp_path / 'a', 'a', nominal_period=-0.001)
+        BagRecorder(tmp_path / 'a', 'a', typestore=typestore, nominal_period=-0.001)
     with pytest.raises(ValueError, match='late_threshold'):
-        BagRecorder(tmp_path / 'a', 'a', late_threshold=0)
+        BagRecorder(tmp_path / 'a', 'a', typestore=typestore, late_threshold=0)
 
 
 def test_life_cycle_errors(tmp_path, typestore):
-    rec = BagRecorder(tmp_path / 'lc', 'lc')
+    rec = BagRecorder(tmp_path / 'lc', 'lc', typestore=typestore)
     raw, _ = joint_state(typestore, T0, 0)
     with pytest.raises(RuntimeError, match='not open'):
         rec.write_joint_state(raw, T0)
@@ -260,41 +255,29 @@ def test_life_cycle_errors(tmp_path, typestore):
         rec.open()
 
 
-def test_close_without_open_writes_nothing(tmp_path):
-    rec = BagRecorder(tmp_path / 'never', 'never')
+def test_close_without_open_writes_nothing(tmp_path, typestore):
+    rec = BagRecorder(tmp_path / 'never', 'never', typestore=typestore)
     summary = rec.close()
     assert summary.joint_state_messages == 0
     assert not (tmp_path / 'never').exists()
 
 
-def test_empty_bag_is_complete(tmp_path):
+def test_empty_bag_is_complete(tmp_path, typestore):
     from rosbags.rosbag2 import Reader
-    rec = BagRecorder(tmp_path / 'empty', 'empty').open()
+    rec = BagRecorder(tmp_path / 'empty', 'empty', typestore=typestore).open()
     rec.close()
     with Reader(tmp_path / 'empty') as reader:
         assert reader.message_count == 0
         assert {c.topic for c in reader.connections} == {'/joint_states', EXCITATION_TOPIC}
-    doc = yaml.safe_load((tmp_path / 'empty' / SUMMARY_FILE).read_text())
+    doc = yaml.safe_load((tmp_path / 'empty' / RECORDING_FILE).read_text())
     assert doc['joint_state_messages'] == 0 and doc['first_stamp'] is None
-
-
-def test_excitation_type_hash_matches_rosidl(typestore):
-    """The registered definition is the one rosidl generated (same RIHS01 type hash)."""
-    import json
-
-    from ament_index_python.packages import get_package_share_directory
-    generated = json.loads((Path(get_package_share_directory('ident_msgs')) / 'msg'
-                            / 'ExcitationTrajectory.json').read_text())
-    expected = next(h['hash_string'] for h in generated['type_hashes']
-                    if h['type_name'] == 'ident_msgs/msg/ExcitationTrajectory')
-    assert typestore.hash_rihs01('ident_msgs/msg/ExcitationTrajectory') == expected
 
 
 def test_bag_keeps_the_order_of_arrival(tmp_path, typestore):
     """A receive time earlier than the previous one (wall clock stepped back) is raised to it:
     readers return bags ordered by time stamp, and the order of arrival must survive."""
     from rosbags.rosbag2 import Reader
-    rec = BagRecorder(tmp_path / 'order', 'order').open()
+    rec = BagRecorder(tmp_path / 'order', 'order', typestore=typestore).open()
     receive = [T0 + 10, T0 + 20, T0 + 5, T0 + 30]
     for k, t in enumerate(receive):
         rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], t)
@@ -311,7 +294,7 @@ def test_excitation_window_spans_every_stage_of_the_last_experiment(tmp_path, ty
     """A Fourier run, then a two-stage joint-wise experiment: the window is the second
     experiment's, from its first stage's start to the end of its last stage."""
     path = tmp_path / 'bags' / 'stages'
-    rec = BagRecorder(path, 'stages', excitation_topic=EXCITATION_TOPIC).open()
+    rec = BagRecorder(path, 'stages', typestore=typestore, excitation_topic=EXCITATION_TOPIC).open()
     described = [(5, 20.0, 3, 1, 1), (100, 4.0, 3, 1, 2), (115, 12.0, 2, 2, 2)]
     for sec, period, periods, stage, stages in described:
         rec.write_excitation(excitation(typestore, sec, period, periods, stage, stages),
@@ -336,7 +319,8 @@ def crash_copy(bag: Path, dest: Path) -> Path:
 def test_flushed_samples_survive_a_kill(tmp_path, typestore, flush_period):
     """At 1 kHz, every sample received more than ``flush_period`` before the 'kill' is in the
     file; what is missing is the newest samples only."""
-    rec = BagRecorder(tmp_path / 'live', 'live', flush_period=flush_period).open(T0)
+    rec = BagRecorder(tmp_path / 'live', 'live', typestore=typestore,
+                      flush_period=flush_period).open(T0)
     n = 2345
     for k in range(n):
         rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0],
@@ -358,7 +342,7 @@ def test_flushed_samples_survive_a_kill(tmp_path, typestore, flush_period):
 def test_a_timer_flush_writes_a_stream_that_stopped(tmp_path, typestore):
     """No message comes after the last one: ``flush(now)`` from the node's timer writes the
     held samples once the oldest is ``flush_period`` old, not before."""
-    rec = BagRecorder(tmp_path / 'live', 'live', flush_period=0.25).open(T0)
+    rec = BagRecorder(tmp_path / 'live', 'live', typestore=typestore, flush_period=0.25).open(T0)
     for k in range(100):
         rec.write_joint_state(joint_state(typestore, T0 + k * PERIOD, k)[0], T0 + k * PERIOD)
     assert not rec.flush(T0 + 249 * PERIOD)
@@ -372,19 +356,18 @@ def test_a_timer_flush_writes_a_stream_that_stopped(tmp_path, typestore):
 
 
 def test_an_open_bag_is_locked_not_damaged(tmp_path, typestore):
-    from ident_core.data import bag_repair
-    rec = BagRecorder(tmp_path / 'bags' / 'live', 'live').open(T0)
+    rec = BagRecorder(tmp_path / 'bags' / 'live', 'live', typestore=typestore).open(T0)
     rec.write_joint_state(joint_state(typestore, T0, 0)[0], T0)
     mcap = rec.path / 'live.mcap'
-    assert bag_repair.is_being_written(mcap)
-    assert bag_repair.find_damaged_bags(tmp_path / 'bags') == []
+    assert lock.is_being_written(mcap)
+    assert damage.find_damaged_bags(tmp_path / 'bags') == []
     with pytest.raises(ValueError, match='still being recorded'):
         read_joint_states(rec.path, '/joint_states')
     with pytest.raises(ValueError, match='still being recorded'):
-        bag_repair.repair_bag(rec.path)
+        repair.repair_bag(rec.path)
     rec.close()
-    assert not bag_repair.is_being_written(mcap)
-    assert bag_repair.bag_damage(rec.path) is None
+    assert not lock.is_being_written(mcap)
+    assert damage.bag_damage(rec.path) is None
 
 
 # --- lost time: a stream that stops ----------------------------------------------------------
@@ -399,7 +382,7 @@ def test_a_publisher_that_dies_mid_run_counts_as_lost_time(tmp_path, typestore):
     """The issue: a 21 s run whose publisher died after 7 s reported 0 dropped. Start 0.5 s
     before the first sample, samples 0..6999 (one 1 s stamp gap in them), stop at 21 s."""
     start, stop = T0 - 500 * PERIOD, T0 + 21_000 * PERIOD
-    rec = BagRecorder(tmp_path / 'run', 'run', gap_tolerance=0.1).open(start)
+    rec = BagRecorder(tmp_path / 'run', 'run', typestore=typestore, gap_tolerance=0.1).open(start)
     feed(rec, typestore, range(0, 3000))
     feed(rec, typestore, range(4000, 7000))          # 1 s silent: 3000..3999 never sent
     feed(rec, typestore, [7000 + 60])                # a 60 ms hiccup: below the tolerance
@@ -426,7 +409,7 @@ def test_a_publisher_that_dies_mid_run_counts_as_lost_time(tmp_path, typestore):
     assert summary.lost_seconds == pytest.approx(0.5003 + 1.0 + 13.9397, abs=1e-9)
     assert summary.lost_fraction == pytest.approx(15.44 / 21.5, abs=1e-6)
 
-    doc = yaml.safe_load((rec.path / SUMMARY_FILE).read_text())
+    doc = yaml.safe_load((rec.path / RECORDING_FILE).read_text())
     assert doc['expected_samples'] == 21_500 and doc['gap_count'] == 3
     assert doc['lost_seconds'] == pytest.approx(summary.lost_seconds)
     assert doc['longest_gap'] == pytest.approx(summary.longest_gap)
@@ -436,7 +419,7 @@ def test_a_publisher_that_dies_mid_run_counts_as_lost_time(tmp_path, typestore):
 
 def test_a_complete_stream_loses_nothing(tmp_path, typestore):
     start = T0 - 2 * PERIOD
-    rec = BagRecorder(tmp_path / 'ok', 'ok').open(start)
+    rec = BagRecorder(tmp_path / 'ok', 'ok', typestore=typestore).open(start)
     feed(rec, typestore, range(3000))
     summary = rec.close(T0 + 3000 * PERIOD + 1_000_000)
     assert summary.gap_count == 0 and summary.gaps == []
@@ -444,8 +427,8 @@ def test_a_complete_stream_loses_nothing(tmp_path, typestore):
     assert summary.expected_samples == 3003 and summary.joint_state_messages == 3000
 
 
-def test_a_recording_without_samples_is_all_lost(tmp_path):
-    rec = BagRecorder(tmp_path / 'none', 'none').open(T0)
+def test_a_recording_without_samples_is_all_lost(tmp_path, typestore):
+    rec = BagRecorder(tmp_path / 'none', 'none', typestore=typestore).open(T0)
     summary = rec.close(T0 + 2 * 10**9)
     assert summary.gaps == [{'start': T0 * 1e-9, 'length': 2.0}]
     assert summary.lost_seconds == 2.0 and summary.expected_samples == 2000

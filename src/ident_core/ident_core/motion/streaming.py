@@ -1,0 +1,263 @@
+"""Streaming an excitation to a joint_trajectory_controller (the excitation node,
+docs/methods.md §7).
+
+A goal's trajectory (a Fourier series, or the stages of a joint-wise experiment around the
+position the robot stands at) becomes an ``ExcitationPlan`` started ``LEAD`` after it was
+planned. The runner then sends, every send period, the motion of the next horizon as one
+``JointTrajectory`` whose points lie on a grid aligned to plan time 0 (each message replaces the
+rest of the previous one, ``controller``); it describes each stage when the motion into it begins,
+reports the phase, period and stage, and declares the motion over once the robot had time to
+settle, measured on the robot's own clock.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError
+from ..excitation.fourier import FourierTrajectory
+from ..excitation.jointwise import JointwiseExperiment
+from .limits import JointLimits
+from .plan import ExcitationPlan, Motion, StageTime
+
+LEAD = 0.2                  # s between planning a motion (or its stop) and its first point
+MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
+
+
+class Feedback(NamedTuple):
+    """Where a running motion is.
+
+    Parameters
+    ----------
+    phase : {'approach', 'excite', 'stop'}
+        ``stop`` also while a stop segment cuts the motion short.
+    progress : float
+        0..1 over the motion as it now ends.
+    period : int
+        1-based period over all stages (0 during the approach).
+    stage : int
+        ``current_stage``.
+    """
+
+    phase: str
+    progress: float
+    period: int
+    stage: int
+
+
+def check_joints(requested: FourierTrajectory | JointwiseExperiment,
+                 joint_names: list[str]) -> None:
+    """Refuse a trajectory that does not move exactly the robot's joints.
+
+    Parameters
+    ----------
+    requested : FourierTrajectory or JointwiseExperiment
+        What the goal asked for.
+    joint_names : list of str
+        The robot's joints.
+
+    Raises
+    ------
+    InputError
+        If the joint sets differ (naming both).
+    """
+    names = list(requested.joint_names)
+    if sorted(names) != sorted(joint_names):
+        raise InputError(f'trajectory {requested.name!r} names the joints '
+                         f'{", ".join(names)}; the robot has {", ".join(joint_names)}')
+
+
+def excitation_plan(requested: FourierTrajectory | JointwiseExperiment, q_now,
+                    limits: JointLimits, periods: int | None = None) -> ExcitationPlan:
+    """The plan a goal runs from where the robot stands.
+
+    Parameters
+    ----------
+    requested : FourierTrajectory or JointwiseExperiment
+        What the goal asked for; a joint-wise experiment holds its other joints at ``q_now``.
+    q_now : (n,) array_like
+        Measured positions, the trajectory's joint order [rad or m].
+    limits : JointLimits
+        The runner's limits, margin applied (any joint order).
+    periods : int, optional
+        Periods of each stage (default: each stage's own).
+
+    Returns
+    -------
+    ExcitationPlan
+
+    Raises
+    ------
+    ExcitationError
+        If a sample of the plan violates the limits (nothing has moved).
+    InputError
+        If ``limits`` lack a joint of the trajectory.
+    """
+    names = list(requested.joint_names)
+    stages = (requested.stages(held=q_now) if isinstance(requested, JointwiseExperiment)
+              else [requested])
+    return ExcitationPlan(stages, q_now, limits.reordered(names), periods)
+
+
+def plan_summary(plan: ExcitationPlan, requested: FourierTrajectory | JointwiseExperiment) -> str:
+    """One line on what a plan runs: approach, periods of every stage, transitions, stop.
+
+    Parameters
+    ----------
+    plan : ExcitationPlan
+        The plan.
+    requested : FourierTrajectory or JointwiseExperiment
+        What the goal asked for.
+
+    Returns
+    -------
+    str
+        E.g. ``approach 1.20 s, 4 x 5 s, stop 0.80 s, 22.00 s in all`` or, for a joint-wise
+        experiment, ``joint-wise on joint4 (others held): approach 1.20 s, 3 x 1 s + 2 x 2 s
+        (transitions 0.60 s), stop 0.50 s, 10.30 s in all``.
+    """
+    times = plan.stage_times
+    runs = ' + '.join(f'{timing.periods} x {stage.period:g} s'
+                      for stage, timing in zip(plan.stages, times))
+    running = sum(timing.periods * stage.period for stage, timing in zip(plan.stages, times))
+    transitions = plan.stop_start - plan.excite_start - running
+    text = (f'approach {plan.approach.duration:.2f} s, {runs}'
+            + (f' (transitions {transitions:.2f} s)' if len(plan.stages) > 1 else '')
+            + f', stop {plan.stop.duration:.2f} s, {plan.duration:.2f} s in all')
+    if isinstance(requested, JointwiseExperiment):
+        text = f'joint-wise on {requested.joint} (others held): {text}'
+    return text
+
+
+def current_stage(times: list[StageTime], t: float) -> int:
+    """The stage (1-based) running at plan time ``t``; 0 before the first period begins.
+
+    Parameters
+    ----------
+    times : list of StageTime
+        ``ExcitationPlan.stage_times``.
+    t : float
+        Plan time [s].
+
+    Returns
+    -------
+    int
+        The last stage whose first period has begun (during a transition, the stage before it).
+    """
+    return sum(1 for _begins, start, _count in times if t >= start)
+
+
+def stages_begun(plan: ExcitationPlan, t: float) -> int:
+    """How many stages the motion has begun to move into by plan time ``t``.
+
+    A stage is described (its ``ExcitationTrajectory`` published) when the motion into it
+    begins: the first with the approach, at plan time 0; each later one when the transition
+    from the stage before starts.
+
+    Parameters
+    ----------
+    plan : ExcitationPlan
+        The plan.
+    t : float
+        Plan time [s].
+
+    Returns
+    -------
+    int
+        The stages ``0 .. stages_begun - 1`` (0-based) are due.
+    """
+    return sum(1 for timing in plan.stage_times if t >= timing.begins)
+
+
+def feedback(motion: Motion, t: float) -> Feedback:
+    """Where a running motion is at plan time ``t``.
+
+    Parameters
+    ----------
+    motion : Motion
+        The running motion (possibly stopping).
+    t : float
+        Plan time [s].
+
+    Returns
+    -------
+    Feedback
+    """
+    phase, _progress, period = motion.plan.phase(t)
+    if motion.stop is not None and t >= motion.stop_at:
+        phase = 'stop'
+    return Feedback(phase, float(min(max(t / motion.end, 0.0), 1.0)), period,
+                    current_stage(motion.plan.stage_times, t))
+
+
+def point_times(t_from: float, t_to: float, step: float, end: float) -> np.ndarray:
+    """Plan times of the points of one ``JointTrajectory`` message.
+
+    Parameters
+    ----------
+    t_from, t_to : float
+        The stretch of the motion the message covers [s].
+    step : float
+        Time between points [s]; the grid is aligned to plan time 0.
+    end : float
+        End of the motion [s]: no point after it, and a message that reaches it ends on it.
+
+    Returns
+    -------
+    (K,) ndarray
+        Ascending plan times [s]; empty when the stretch holds no grid point before ``end``.
+    """
+    first = np.ceil(t_from / step) * step
+    times = np.arange(first, min(t_to, end) + 1e-9, step)
+    if t_to >= end and (len(times) == 0 or times[-1] < end - 1e-9):
+        times = np.append(times, end)
+    return times
+
+
+def measured_until(motion: Motion, stamp_ns: int | None) -> float:
+    """Plan time of the latest measurement's stamp: a robot whose clock lags (a driver that
+    falls behind) has not finished the motion when the wall clock says so.
+
+    Parameters
+    ----------
+    motion : Motion
+        The running motion.
+    stamp_ns : int or None
+        Header stamp of the latest joint states [ns]; None or 0 when unknown.
+
+    Returns
+    -------
+    float
+        [s]; ``inf`` without a stamp.
+    """
+    if not stamp_ns:
+        return np.inf
+    return (stamp_ns - motion.start_ns) * 1e-9
+
+
+def motion_over(t: float, end: float, settle_time: float, measured: float,
+                failed: bool) -> bool:
+    """Whether a motion is over and its goal can end.
+
+    Parameters
+    ----------
+    t : float
+        Plan time now (the runner's clock) [s].
+    end : float
+        Plan time at which the robot is at rest again (``Motion.end``) [s].
+    settle_time : float
+        Time at rest after the motion before the recording stops [s].
+    measured : float
+        ``measured_until``: plan time of the latest measurement [s].
+    failed : bool
+        Whether the goal has failed (the robot or the recorder).
+
+    Returns
+    -------
+    bool
+        True ``settle_time`` after the end, once the measurements reached that time too (or the
+        goal failed, or they lag by more than ``MAX_LAG``).
+    """
+    return t > end + settle_time and (failed or t > end + MAX_LAG
+                                      or measured > end + settle_time)

@@ -18,6 +18,9 @@ Prints, each as the median of ``--repeats`` fresh processes:
 (d) the wall time of the verbs that filter nothing or only parse: ``robot-ident export-urdf``
     of (b)'s RESULT.yaml and ``robot-ident identify --help``.
 
+With each wall time, the median CPU time (user + system) of the process, which depends less on
+the load of a shared machine.
+
 The load average is printed before each measurement (the machine may be shared).
 
     python benchmarks/bench_startup.py [--repeats 5] [--top 15] [--dir output/bench_startup]
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -76,17 +80,21 @@ def write_case(folder: Path, seconds: float, rate: float) -> Path:
     return desc
 
 
-def wall_times(command: list[str], repeats: int) -> list[float]:
-    """Wall times [s] of ``repeats`` runs of ``command`` (output discarded; must succeed)."""
-    times = []
+def wall_times(command: list[str], repeats: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU (user + system) times [s] of ``repeats`` runs of ``command`` (output
+    discarded; must succeed). The CPU time depends less on the machine's load."""
+    wall, cpu = [], []
     for _ in range(repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times.append(time.perf_counter() - start)
+        wall.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         if done.returncode != 0:
             raise SystemExit(f'{" ".join(command)} failed ({done.returncode}):\n'
                              f'{done.stderr.decode()}')
-    return times
+    return wall, cpu
 
 
 def import_times(argv: list[str], repeats: int) -> list[list[tuple[str, int, float]]]:
@@ -116,9 +124,12 @@ def median_by_module(runs, keep) -> dict[str, float]:
     return {m: statistics.median(v + [0.0] * (len(runs) - len(v))) for m, v in found.items()}
 
 
-def summary(label: str, times: list[float]) -> str:
-    return (f'{label:<44} median {statistics.median(times):6.3f} s   '
-            f'({min(times):.3f} … {max(times):.3f}, {len(times)} runs)')
+def summary(label: str, times: list[float] | tuple[list[float], list[float]]) -> str:
+    """One line: the median and range of ``times``, or of (wall, CPU) times."""
+    wall, cpu = times if isinstance(times, tuple) else (times, None)
+    line = (f'{label:<44} median {statistics.median(wall):6.3f} s   '
+            f'({min(wall):.3f} … {max(wall):.3f}, {len(wall)} runs)')
+    return line if cpu is None else line + f'   CPU median {statistics.median(cpu):6.3f} s'
 
 
 def load() -> str:

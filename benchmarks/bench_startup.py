@@ -53,6 +53,8 @@ TORQUE_NOISE = 0.1   # N·m
 HEAVY = ('numpy', 'scipy', 'scipy.linalg', 'scipy.sparse', 'scipy.special', 'scipy.signal',
          'scipy.interpolate', 'scipy.stats', 'scipy.optimize', 'scipy.spatial', 'pinocchio',
          'pydantic', 'yaml', 'threadpoolctl', 'cvxpy', 'matplotlib', 'rosbags', 'tqdm')
+#: Marks the child's line listing the modules it loaded.
+MODULES = 'loaded-modules:'
 LINE = re.compile(r'import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)')
 
 
@@ -97,20 +99,25 @@ def wall_times(command: list[str], repeats: int) -> tuple[list[float], list[floa
     return wall, cpu
 
 
-def import_times(argv: list[str], repeats: int) -> list[list[tuple[str, int, float]]]:
+def import_times(argv: list[str], repeats: int) -> tuple[list[list[tuple[str, int, float]]],
+                                                         set[str]]:
     """``-X importtime`` of ``robot-ident argv`` in ``repeats`` fresh interpreters: per run,
-    (module, depth, cumulative [s]) in import order."""
+    (module, depth, cumulative [s]) in import order; the modules loaded at the end."""
     command = [sys.executable, '-X', 'importtime', '-c',
-               'import sys; from ident_core.cli import main; sys.exit(main())', *argv]
-    runs = []
+               'import sys; from ident_core.cli import main; code = main(); '
+               'print(MODULES, *sys.modules, file=sys.stderr); sys.exit(code)'
+               .replace('MODULES', repr(MODULES)), *argv]
+    runs, loaded = [], set()
     for _ in range(repeats):
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True)
         if done.returncode != 0:
             raise SystemExit(f'{" ".join(command)} failed ({done.returncode}):\n{done.stderr}')
-        runs.append([(m[4], len(m[3]) // 2, int(m[2]) * 1e-6)
-                     for m in map(LINE.match, done.stderr.splitlines()) if m])
-    return runs
+        lines = done.stderr.splitlines()
+        runs.append([(m[4], len(m[3]) // 2, int(m[2]) * 1e-6) for m in map(LINE.match, lines)
+                     if m])
+        loaded = {m for line in lines if line.startswith(MODULES) for m in line.split()[1:]}
+    return runs, loaded
 
 
 def median_by_module(runs, keep) -> dict[str, float]:
@@ -159,7 +166,7 @@ def main() -> int:
 
     print(f'\n(a) python -X importtime: robot-ident {" ".join(identify[:1] + identify[5:7])} '
           f'… ({load()})')
-    runs = import_times(identify, args.repeats)
+    runs, loaded = import_times(identify, args.repeats)
     top = median_by_module(runs, lambda module, depth: depth == 0)
     print(summary('total import time (top-level imports)', [sum(c for _, d, c in run if d == 0)
                                                              for run in runs]))
@@ -168,8 +175,9 @@ def main() -> int:
     heavy = median_by_module(runs, lambda module, depth: module in HEAVY)
     print('  heavy libraries, cumulative at their first import:')
     for module in HEAVY:
-        print(f'    {module:<40} ' + (f'{heavy[module]:6.3f} s' if module in heavy
-                                      else '   not loaded'))
+        print(f'    {module:<40} ' + (f'{heavy[module]:6.3f} s' if module in heavy else
+                                      '   loaded, not timed' if module in loaded else
+                                      '   not loaded'))
 
     print(f'\n(b) {executable}: {" ".join(identify[:1] + identify[5:7])} ({load()})')
     print(summary(f'robot-ident identify --estimator {args.estimator}',

@@ -439,37 +439,6 @@ def checked_array(arr: np.ndarray, shape: tuple, field: str) -> np.ndarray:
     return arr
 
 
-def read_document(path: str | Path, model: type[pydantic.BaseModel], fmt: str, what: str):
-    """Read and validate a robot-ident YAML document with a ``format`` field.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    model : type of pydantic.BaseModel
-        Its schema.
-    fmt : str
-        The ``format`` it must declare, e.g. ``robot-ident/result/1``.
-    what : str
-        What it is, for messages ("result", "payload file", ...).
-
-    Returns
-    -------
-    pydantic.BaseModel
-        The validated document.
-
-    Raises
-    ------
-    InputError
-        If the file is missing, not YAML, of another format, or a field is missing or wrong
-        (naming the file and the field).
-    """
-    doc = read_yaml(path, _file_noun(what))
-    if not isinstance(doc, dict) or doc.get('format') != fmt:
-        raise InputError(f'{path}: not a robot-ident {what} (format: {fmt} expected)')
-    return parse(model, doc, path)
-
-
 class Document(Schema):
     """Base of a YAML file type of the suite: its schema, its format tag, reading and writing.
 
@@ -521,9 +490,12 @@ class Document(Schema):
             If the file is missing, not YAML, of another format (when the tag is required), or
             a field is missing or wrong (naming the file and the field).
         """
-        if cls.model_fields['format'].is_required():
-            return read_document(path, cls, cls.tag(), cls.kind)
-        return parse(cls, read_yaml(path, _file_noun(cls.kind)), path)
+        doc = read_yaml(path, _file_noun(cls.kind))
+        if cls.model_fields['format'].is_required() and (
+                not isinstance(doc, dict) or doc.get('format') != cls.tag()):
+            raise InputError(f'{path}: not a robot-ident {cls.kind} (format: {cls.tag()} '
+                             'expected)')
+        return parse(cls, doc, path)
 
     def plain(self) -> dict:
         """The content as written: plain Python types, keys in the file's order.

@@ -11,7 +11,7 @@ from ident_core.data.datasets import Dataset
 from ident_core.errors import ExcitationError, InputError
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.identification import identify, validate
-from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.estimation.results import read_result, result_file
 from ident_core.excitation.config import default_config
 from ident_core.excitation.constraints import Constraints
 from ident_core.excitation.jointwise import (
@@ -337,7 +337,7 @@ def test_whole_robot_identification_with_improved_stribeck(arm, tmp_path):
     np.testing.assert_allclose(result.friction_shape['v_l'], truth['v_l'], rtol=0.05)
     # the band stays inside the Stribeck region (a wider one left the fs column zero)
     assert np.all(result.friction_shape['v_l'] <= result.friction_shape['vs'])
-    path = write_result(tmp_path / 'RESULT.yaml', result_file(result, []))
+    path = result_file(result, []).write(tmp_path / 'RESULT.yaml')
     back = read_result(path)
     np.testing.assert_allclose(back.friction_shape['v_l'], result.friction_shape['v_l'])
     assert validate(back, check).report()['relative_error_percent'] == pytest.approx(

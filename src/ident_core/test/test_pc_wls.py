@@ -16,7 +16,7 @@ from ident_core.data.datasets import DataWarning
 from ident_core.errors import InputError
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.identification import identify, validate
-from ident_core.estimation.results import read_result, result_file, result_links, write_result
+from ident_core.estimation.results import read_result, result_file, result_links
 from ident_core.model.inertial import (
     LinkInertial,
     collision_boxes,
@@ -195,7 +195,7 @@ def test_infeasible_bounds_are_refused_in_one_line(arm7):
 
 def test_result_file_keeps_the_standard_parameters_and_links(tmp_path, fits):
     model = fits['pc-wls']
-    path = write_result(tmp_path / 'RESULT.yaml', result_file(model, []))
+    path = result_file(model, []).write(tmp_path / 'RESULT.yaml')
     back = read_result(path)
     np.testing.assert_array_equal(back.standard, model.standard)
     assert [k.physically_consistent for k in back.links()] == [True] * 7
@@ -265,7 +265,7 @@ def test_pc_wls_without_cvxpy_is_one_line(arm7, monkeypatch):
 
 
 def test_a_result_is_refused_with_a_urdf_of_other_kinematics(tmp_path, fits):
-    path = write_result(tmp_path / 'RESULT.yaml', result_file(fits['wls'], []))
+    path = result_file(fits['wls'], []).write(tmp_path / 'RESULT.yaml')
     heavier = _variant(tmp_path, 'heavier', lambda t: t.replace('<mass value="3.9"/>',
                                                                 '<mass value="4.5"/>'))
     with pytest.raises(InputError, match='urdf_sha256 differs.*--ignore-urdf-change'):

@@ -15,7 +15,7 @@ import yaml
 
 from ident_core.cli import main
 from ident_core.errors import InputError
-from ident_core.estimation.results import read_result_file
+from ident_core.estimation.results import ResultFile
 from ident_core.report.parameters import trust
 from ident_core.report.torque_estimates import read_torques
 
@@ -69,7 +69,7 @@ def test_report_errors_agree_with_the_identification(identified):
     (same preprocessing, decimation and regressor; the page rounds to 4 digits); the URDF model,
     whose parameters are perturbed by 20 % from the truth, predicts far worse."""
     result, page = identified
-    doc = read_result_file(result)
+    doc = ResultFile.read(result)
     assert doc.identification.decimation[0] > 1
     fit = {cells[2]: float(cells[3]) for cells in rows(page, 'identification')}
     assert fit['identified'] == pytest.approx(doc.identification.relative_error_percent,
@@ -82,7 +82,7 @@ def test_report_errors_agree_with_the_identification(identified):
 
 def test_report_marks_the_link_table_and_trust(identified):
     result, page = identified
-    doc = read_result_file(result)
+    doc = ResultFile.read(result)
     consistent = [k.physically_consistent for k in doc.links]
     shown = [cells[-1] == 'yes' for cells in re.findall(
         r'<tr[^>]*>((?:<td[^>]*>[^<]*</td>)+)</tr>', page) for cells in [re.findall(

@@ -7,7 +7,7 @@ from helpers import load_error
 
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.identification import identify, validate
-from ident_core.estimation.results import read_result, result_file, write_result
+from ident_core.estimation.results import read_result, result_file
 
 
 @pytest.fixture(scope='module')
@@ -15,7 +15,7 @@ def written(six_axis, make_synthetic, tmp_path_factory):
     model = identify(six_axis, [make_synthetic(seed=3)], IdentificationConfig(rotor_inertia=True))
     check = validate(model, make_synthetic(seed=4))
     path = tmp_path_factory.mktemp('result') / 'RESULT.yaml'
-    write_result(path, result_file(model, [check.report()]))
+    result_file(model, [check.report()]).write(path)
     return model, path
 
 

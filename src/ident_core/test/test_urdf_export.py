@@ -17,7 +17,7 @@ from helpers import REPO
 from ident_core.cli import main
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.identification import identify
-from ident_core.estimation.results import result_file, write_result
+from ident_core.estimation.results import result_file
 from ident_core.model.inertial import link_inertials
 from ident_core.model.robot import load_robot
 from ident_core.model.urdf_document import DRAKE_NS
@@ -44,7 +44,7 @@ def _identified(arm, recording, tmp_path_factory, estimator):
     model = identify(arm, [recording], IdentificationConfig(estimator=estimator,
                                                             rotor_inertia=True))
     path = tmp_path_factory.mktemp(estimator) / 'RESULT.yaml'
-    write_result(path, result_file(model, []))
+    result_file(model, []).write(path)
     return model, path
 
 

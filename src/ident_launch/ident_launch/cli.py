@@ -76,7 +76,8 @@ def split_target(items):
     ------
     LaunchError
         If the launch file is not found or is ambiguous (see :func:`find_launch_file`), or a
-        launch argument is not of the form ``name:=value``.
+        launch argument is not of the form ``name:=value`` with a name and a value (as
+        ``ros2 launch``, which has no way to give an empty value either).
     """
     if len(items) > 1 and ':=' not in items[1]:
         package, file_name, rest = items[0], items[1], items[2:]
@@ -87,8 +88,10 @@ def split_target(items):
             raise LaunchError(f'launch file not found: {path}')
     overrides = {}
     for item in rest:
+        # as ros2launch's parse_launch_arguments: no empty name, no empty value ('x:=' is
+        # refused, 'x:=a:=' is 'a:='), the last of a repeated name wins
         name, sep, value = item.partition(':=')
-        if not sep or not name:
+        if not sep or not name or not value:
             raise LaunchError(f"malformed launch argument {item!r}; expected name:=value")
         overrides[name] = value
     return path, overrides

@@ -3,10 +3,14 @@
 :func:`load` reads and checks the whole file (structure, keys, types, substitution syntax and
 names) so that anything outside the supported subset fails before any process starts.
 :func:`resolve` applies the command-line arguments, evaluates substitutions and conditions and
-builds one :class:`NodeSpec` (command line) per enabled node.
+builds one :class:`NodeSpec` (command line) per enabled node, with the semantics of
+``ros2 launch`` (launch, launch_yaml, launch_ros): launch arguments are set before the file's
+declarations are evaluated, undeclared ones are accepted, a missing parameter file is skipped
+with a warning, parameter values are typed as in :mod:`ident_launch.params`.
 """
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 import yaml
@@ -363,11 +367,13 @@ def _load_param_value(value, path, where, key):
 # resolution
 # --------------------------------------------------------------------------------------------
 
-def resolve(launch_file, overrides=None, environ=None):
+def resolve(launch_file, overrides=None, environ=None, warn=None):
     """Evaluate the launch file with ``overrides``; build the command line of each enabled node.
 
-    Arguments get their values in file order, so a default can use earlier arguments; node
-    conditions (``if``/``unless``) are evaluated, and disabled nodes are not looked up.
+    As in ``ros2 launch``, the command-line arguments are set first (so a default may use an
+    argument declared after it when that one is given), then each declaration without a value
+    takes its default in file order, so a default can use earlier arguments; node conditions
+    (``if``/``unless``) are evaluated, and disabled nodes are not looked up.
 
     Parameters
     ----------
@@ -375,52 +381,59 @@ def resolve(launch_file, overrides=None, environ=None):
         The loaded launch file (see :func:`load`).
     overrides : dict of {str: str}, optional
         Launch argument values from the command line (``name:=value``), by name; they replace
-        the defaults.
+        the defaults. An undeclared name is accepted (usable by ``$(var)``), with a warning.
     environ : mapping of {str: str}, optional
         Environment for ``$(env NAME)``; default ``os.environ``. Package look-ups always use
         the process environment (``AMENT_PREFIX_PATH``).
+    warn : callable, optional
+        Called with the message of what ``ros2 launch`` accepts and the runner reports (an
+        undeclared argument, a parameter file that does not exist and is skipped); default:
+        the message to standard error, prefixed ``[ident_launch] warning:``.
 
     Returns
     -------
     variables : dict of {str: str}
-        The value of every launch argument, in declaration order.
+        The value of every launch argument: the given ones, then the declared ones in
+        declaration order.
     specs : list of NodeSpec
         One per enabled node, in file order, with unique labels.
 
     Raises
     ------
     LaunchError
-        If an override names an undeclared argument, an argument without default gets no
-        value, a substitution cannot be evaluated, a condition is not a boolean, a package,
-        executable or parameter file is not found, a node or parameter name is empty, or a
-        parameter value has no ROS parameter type.
+        If an argument without default gets no value, a substitution cannot be evaluated, a
+        condition is not a boolean, a package or executable is not found, a node or parameter
+        name is empty, or a parameter value has no ROS parameter type.
     """
     lf = launch_file
-    overrides = dict(overrides or {})
+    warn = warn or _warn
     declared = [a.name for a in lf.args]
-    unknown = sorted(set(overrides) - set(declared))
+    ctx = Context(lf.path, variables=overrides, environ=environ)
+    unknown = [name for name in ctx.variables if name not in declared]
     if unknown:
-        raise LaunchError(
-            'unknown launch argument(s) ' + ', '.join(f"'{u}'" for u in unknown)
-            + ' (declared: ' + (', '.join(declared) or 'none') + ')', lf.path)
-    ctx = Context(lf.path, environ=environ)
+        warn(str(LaunchError(
+            'launch argument(s) ' + ', '.join(f"'{u}'" for u in unknown) + ' not declared '
+            '(declared: ' + (', '.join(declared) or 'none') + ')', lf.path)))
     specs = []
     for entry in lf.entries:
         if isinstance(entry, ArgDecl):
-            if entry.name in overrides:
-                value = overrides[entry.name]
-            elif entry.default is not None:
-                value = _evaluate(entry.default, ctx, lf.path, entry.where, 'default')
-            else:
+            if entry.name in ctx.variables:
+                continue
+            if entry.default is None:
                 raise LaunchError(f'argument has no default; pass {entry.name}:=VALUE',
                                   lf.path, entry.where)
-            ctx.variables[entry.name] = value
+            ctx.variables[entry.name] = _evaluate(entry.default, ctx, lf.path, entry.where,
+                                                  'default')
         else:
-            spec = _resolve_node(entry, ctx, lf.path)
+            spec = _resolve_node(entry, ctx, lf.path, warn)
             if spec is not None:
                 specs.append(spec)
     _unique_labels(specs)
     return dict(ctx.variables), specs
+
+
+def _warn(message):
+    print(f'[ident_launch] warning: {message}', file=sys.stderr)
 
 
 def _evaluate(parts, ctx, path, where, key):
@@ -464,7 +477,7 @@ def parse_bool(text, path, where, key):
                       path, where, key)
 
 
-def _resolve_node(node, ctx, path):
+def _resolve_node(node, ctx, path, warn):
     where = node.where
     attrs = node.attrs
 
@@ -487,24 +500,26 @@ def _resolve_node(node, ctx, path):
             raise LaunchError('node name is empty', path, where, 'name')
         cmd += ['-r', f'__node:={name}']
     namespace = ev('namespace')
-    if namespace is not None and namespace.strip().strip('/'):
-        cmd += ['-r', '__ns:=/' + namespace.strip().strip('/')]
+    if namespace is not None:      # launch_ros: absolute, without trailing '/'; '' is '/'
+        cmd += ['-r', '__ns:=/' + namespace.strip('/')]
     for param in node.params:
         if param[0] == 'file':
             _, key, parts = param
             file = _evaluate(parts, ctx, path, where, key + '.from')
             if not os.path.isfile(file):
-                raise LaunchError(f'parameter file not found: {file}', path, where, key + '.from')
+                warn(str(LaunchError(f'parameter file not found, skipped: {file}', path, where,
+                                     key + '.from')))
+                continue
             cmd += ['--params-file', file]
         else:
             _, key, name_parts, raw, value_type = param
             pname = _evaluate(name_parts, ctx, path, where, key + '.name')
             if not pname:
                 raise LaunchError('parameter name is empty', path, where, key + '.name')
-            if value_type == 'str':
-                value = _evaluate(raw, ctx, path, where, key + '.value')
-            else:
-                value = _param_value(raw, ctx, path, where, key + '.value')
+            try:
+                value = params_mod.evaluate_value(raw, ctx, value_type)
+            except SubstitutionError as exc:
+                raise LaunchError(str(exc), path, where, key + '.value') from None
             cmd += ['-p', f'{pname}:={params_mod.encode(value)}']
     for key, src, dst in node.remaps:
         cmd += ['-r', _evaluate(src, ctx, path, where, key + '.from') + ':='
@@ -518,19 +533,6 @@ def _resolve_node(node, ctx, path):
 def _split(parts, ctx, path, where, key):
     try:
         return split_command_line(parts, ctx)
-    except SubstitutionError as exc:
-        raise LaunchError(str(exc), path, where, key) from None
-
-
-def _param_value(raw, ctx, path, where, key):
-    try:
-        if isinstance(raw, tuple):  # a string: substitute, then read as YAML (launch_ros)
-            return params_mod.yaml_typed(evaluate(raw, ctx), 'value')
-        if isinstance(raw, list):
-            items = [params_mod.yaml_typed(evaluate(i, ctx), 'list item')
-                     if isinstance(i, tuple) else i for i in raw]
-            return params_mod.check_list(items, 'value')
-        return raw
     except SubstitutionError as exc:
         raise LaunchError(str(exc), path, where, key) from None
 

@@ -1,13 +1,21 @@
-"""Parameter values: launch_ros typing rules and ``-p NAME:=VALUE`` encoding.
+"""Parameter values: the typing rules of the launch front ends and ``-p NAME:=VALUE`` encoding.
 
-Typing follows launch_ros (``evaluate_parameters``), so a launch file gives the node the same
-parameter types under ``ros2 launch`` and under this runner:
+A ``name:``/``value:`` parameter of a YAML launch file gets the type ``ros2 launch`` gives it
+(launch_ros parses it into ``ParameterValue(value, value_type)``; launch's
+``perform_typed_substitution`` evaluates it):
 
-* a YAML number/bool is passed through with its type;
-* a YAML string is substituted and then read as YAML: ``"100"`` and ``$(var rate)`` with
-  rate=100 give an integer, ``"true"`` a bool; to keep a string that looks like a number or bool,
-  quote it inside the value (``value: "'007'"``);
-* a list must be non-empty and its items (each read like a single value) of one type.
+* a YAML number or bool is passed through with its type;
+* a YAML string without substitutions is a string, as written (``"42"``, ``"'42'"``,
+  ``"a: b"`` and ``""`` are strings; only backslash escapes are applied);
+* a YAML string with substitutions is evaluated and then read as YAML: ``$(var rate)`` with
+  rate=100 gives an integer, ``"true"`` a bool; an empty result is the empty string; to keep a
+  result that looks like a number or bool a string, quote it inside the value
+  (``value: "'$(var label)'"``) or give ``type: str``;
+* ``type: str`` keeps the (evaluated) text a string (a URDF is not read as YAML);
+* a list's items are each typed like a single value, and must all be of one type.
+
+Where ``ros2 launch`` would hand a node a value no parameter can have (an empty list: rclpy
+refuses it as not set), the runner refuses it at once.
 
 :func:`encode` writes a value so that the YAML parsing of ``--ros-args -p`` gives back exactly that
 value and type (strings quoted when needed, floats always with a decimal point, lists as flow
@@ -22,16 +30,56 @@ import re
 import yaml
 
 from .errors import SubstitutionError
+from .substitutions import Sub, evaluate
 
 _SCALAR_TYPES = (bool, int, float, str)
 _PLAIN = re.compile(r'[A-Za-z_/~][A-Za-z0-9_/.~-]*')
 # words some YAML reader (PyYAML 1.1, libyaml + rcl's own typing, strtod) might not read as text
 _AMBIGUOUS = re.compile(
     r'(?i)(y|n|yes|no|on|off|true|false|null|nil|none|[+-]?(inf|infinity|nan)(\(.*\))?)')
+_AS_STRING = "quote it inside the value (\"'...'\") or give type: str"
 
 
-def yaml_typed(text, what):
-    """Read an (already substituted) string value as YAML, like launch_ros does.
+def evaluate_value(raw, ctx, value_type=None):
+    """Evaluate a parameter value of a launch file and give it its type, as ``ros2 launch`` does.
+
+    Parameters
+    ----------
+    raw : tuple, bool, int, float or list
+        The value as loaded: a string's parsed parts (tuple of ``str`` and
+        :class:`~ident_launch.substitutions.Sub`), a YAML scalar, or a list of these.
+    ctx : ident_launch.substitutions.Context
+        What the substitutions evaluate against.
+    value_type : str, optional
+        ``'str'`` for ``type: str``: the evaluated text, not read as YAML. Default None.
+
+    Returns
+    -------
+    bool, int, float, str or list
+        The typed value (module docstring); a list is non-empty and of one item type.
+
+    Raises
+    ------
+    SubstitutionError
+        If a substitution cannot be evaluated, or a substituted value or a list has no ROS
+        parameter type (see :func:`substituted_value` and :func:`check_list`).
+    """
+    if isinstance(raw, tuple):
+        text = evaluate(raw, ctx)
+        if value_type == 'str' or not any(isinstance(p, Sub) for p in raw):
+            return text
+        return substituted_value(text, 'value')
+    if isinstance(raw, list):
+        items = [raw_item if not isinstance(raw_item, tuple)
+                 else evaluate(raw_item, ctx) if not any(isinstance(p, Sub) for p in raw_item)
+                 else substituted_value(evaluate(raw_item, ctx), 'list item')
+                 for raw_item in raw]
+        return check_list(items, 'value')
+    return raw
+
+
+def substituted_value(text, what):
+    """Read the evaluated text of a value with substitutions as YAML, as launch does.
 
     Parameters
     ----------
@@ -43,31 +91,30 @@ def yaml_typed(text, what):
     Returns
     -------
     bool, int, float, str or list
-        The typed value; a list is non-empty and its items are of one type (see
-        :func:`check_list`).
+        The typed value: ``''`` for an empty text; a list is non-empty and its items are of one
+        type (see :func:`check_list`).
 
     Raises
     ------
     SubstitutionError
-        If ``text`` is not valid YAML, is empty or null, reads as a date or as another type
-        that no ROS parameter has (e.g. a mapping), or is a list that :func:`check_list`
-        refuses. The messages say how to quote the value to pass it as a string.
+        If ``text`` is not valid YAML, is null, reads as a date or as another type that no ROS
+        parameter has (e.g. a mapping), or is a list that :func:`check_list` refuses. The
+        messages say how to pass the value as a string.
     """
+    if not text:
+        return text
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         problem = str(exc).splitlines()[0]
         raise SubstitutionError(
-            f"{what} {text!r} is not a valid YAML value ({problem}); "
-            "to pass it as a string, quote it inside the value: \"'...'\"") from None
+            f"{what} {text!r} is not a valid YAML value ({problem}); to pass it as a string, "
+            f'{_AS_STRING}') from None
     if value is None:
-        raise SubstitutionError(
-            f"{what} {text!r} is empty/null; a ROS parameter needs a value "
-            "(for an empty string write \"''\")")
+        raise SubstitutionError(f'{what} {text!r} is null; a ROS parameter needs a value '
+                                f'(to pass the text, {_AS_STRING})')
     if isinstance(value, (datetime.date, datetime.datetime)):
-        raise SubstitutionError(
-            f"{what} {text!r} reads as a date; quote it inside the value (\"'{text}'\") "
-            "to pass a string")
+        raise SubstitutionError(f'{what} {text!r} reads as a date; to pass a string, {_AS_STRING}')
     if isinstance(value, list):
         return check_list(value, what, text)
     if not isinstance(value, _SCALAR_TYPES):

@@ -1,8 +1,12 @@
-"""Parsing and evaluation of launch substitutions (``$(var x)``, ``$(find-pkg-share p)``, ...).
+r"""Parsing and evaluation of launch substitutions (``$(var x)``, ``$(find-pkg-share p)``, ...).
 
 A string is parsed into a tuple of parts: plain ``str`` text and :class:`Sub` nodes. Arguments of a
 substitution are themselves part tuples, so ``$(find-pkg-share $(var pkg))`` nests. Arguments are
 separated by white space and may be quoted with ``'`` or ``"`` (``$(env GREETING 'hello world')``).
+A backslash escapes the character after it, as in the launch front ends' grammar: ``\$(var x)``
+is the text ``$(var x)``, ``\'`` a quote inside a quoted argument, ``\\`` one backslash, and any
+other ``\c`` is ``c`` (``a\b`` is ``ab``); a backslash at the end, before a line break, or before
+the white space that ends an unquoted argument stays.
 
 Supported: ``var NAME``, ``find-pkg-share PKG``, ``find-pkg-prefix PKG``, ``env NAME [DEFAULT]``,
 ``dirname`` and ``command 'CMD ARGS' [ON_STDERR]`` (the standard output of a command, e.g. a URDF
@@ -12,6 +16,7 @@ functions apart from ``command``, which runs its command when evaluated; no ROS 
 """
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -33,6 +38,9 @@ SUPPORTED = {
 ON_STDERR = ('fail', 'ignore', 'warn', 'capture')
 
 _NAME_CHARS = set('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-')
+# launch.frontend.parse_substitution.replace_escaped_characters: a backslash and the character
+# after it (any but a new line) give that character
+_ESCAPED = re.compile(r'\\(.)')
 
 
 @dataclass(frozen=True)
@@ -112,14 +120,22 @@ def _append(parts, piece):
 def _parse_text(text, pos):
     parts = []
     while pos < len(text):
-        start = text.find('$(', pos)
+        start = _find_substitution(text, pos)
         if start < 0:
-            _append(parts, text[pos:])
+            _append(parts, _ESCAPED.sub(r'\1', text[pos:]))
             return tuple(parts), len(text)
-        _append(parts, text[pos:start])
+        _append(parts, _ESCAPED.sub(r'\1', text[pos:start]))
         sub, pos = _parse_sub(text, start)
         parts.append(sub)
     return tuple(parts), pos
+
+
+def _find_substitution(text, pos):
+    """Index of the next ``$(`` from ``pos`` that no backslash escapes, or -1."""
+    start = text.find('$(', pos)
+    while start > 0 and text[start - 1] == '\\':
+        start = text.find('$(', start + 1)
+    return start
 
 
 def _parse_sub(text, start):
@@ -162,7 +178,10 @@ def _parse_arg(text, pos, subname):
     parts = []
     while pos < len(text) and not text[pos].isspace() and text[pos] != ')':
         c = text[pos]
-        if text.startswith('$(', pos):
+        if c == '\\' and pos + 1 < len(text) and not text[pos + 1].isspace():
+            _append(parts, text[pos + 1])
+            pos += 2
+        elif text.startswith('$(', pos):
             sub, pos = _parse_sub(text, pos)
             parts.append(sub)
         elif c in '\'"':
@@ -173,7 +192,9 @@ def _parse_arg(text, pos, subname):
                         f"unterminated quote {c} in substitution '$({subname} ...)'")
                 if text[end_pos] == c:
                     break
-                if text.startswith('$(', end_pos):
+                if text[end_pos] == '\\':
+                    end_pos += 2
+                elif text.startswith('$(', end_pos):
                     _, end_pos = _parse_sub(text, end_pos)
                 else:
                     end_pos += 1
@@ -224,8 +245,9 @@ class Context:
     dirname : str
         Absolute path of the directory of the launch file.
     variables : dict of {str: str}
-        Launch argument values; :func:`~ident_launch.description.resolve` adds each argument
-        when it reaches its declaration.
+        Launch argument values: :func:`~ident_launch.description.resolve` starts with the
+        given ones and adds each declared argument without a value when it reaches its
+        declaration.
     environ : mapping of {str: str}
         Environment for ``$(env NAME)`` (not copied).
     """
@@ -356,13 +378,13 @@ def run_command(command, on_stderr='fail'):
         The command line, split shell-like (``shlex``; no shell: no pipes or redirections).
     on_stderr : str, optional
         One of :data:`ON_STDERR`: what output on standard error does: ``'fail'`` (an error),
-        ``'ignore'``, ``'warn'`` (copied to our standard error) or ``'capture'`` (appended to
-        the result).
+        ``'ignore'``, ``'warn'`` (copied to our standard error) or ``'capture'`` (part of the
+        result, where the command wrote it: standard error goes to standard output).
 
     Returns
     -------
     str
-        The command's standard output (UTF-8), unchanged.
+        The command's standard output (UTF-8, line breaks as ``\n``), unchanged.
 
     Raises
     ------
@@ -382,26 +404,25 @@ def run_command(command, on_stderr='fail'):
     if not argv:
         raise SubstitutionError('$(command): empty command')
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
-                              check=False)
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if on_stderr == 'capture' else subprocess.PIPE,
+            text=True, encoding='utf-8', errors='replace', check=False)
     except OSError as exc:
         raise SubstitutionError(f"$(command '{command}'): cannot run {argv[0]!r}: "
                                 f'{exc.strerror}') from None
-    out = done.stdout.decode('utf-8', errors='replace')
-    err = done.stderr.decode('utf-8', errors='replace')
+    err = done.stderr or ''
     first = next((line for line in err.splitlines() if line.strip()), '')
     if done.returncode != 0:
         raise SubstitutionError(f"$(command '{command}') exited with code {done.returncode}"
                                 + (f': {first}' if first else ''))
-    if err.strip():
+    if err:
         if on_stderr == 'fail':
             raise SubstitutionError(f"$(command '{command}') wrote to standard error: {first} "
                                     "(give on_stderr: $(command '...' ignore))")
         if on_stderr == 'warn':
             sys.stderr.write(f"[ident_launch] $(command '{command}'): {err.rstrip()}\n")
-        elif on_stderr == 'capture':
-            out += err
-    return out
+    return done.stdout
 
 
 def split_command_line(parts, ctx):

@@ -147,9 +147,9 @@ def run_launch(*args, timeout=HANG_TIMEOUT):
                     f'{" ".join(map(str, args))}` to exit')
 
 
-def resolve_text(prefix, text, overrides=None):
+def resolve_text(prefix, text, overrides=None, warnings=None):
     lf = description.load(prefix.write_launch(text))
-    return description.resolve(lf, overrides)
+    return description.resolve(lf, overrides, warn=None if warnings is None else warnings.append)
 
 
 def error_of(prefix, text, overrides=None):
@@ -216,10 +216,25 @@ def test_arg_defaults_and_overrides(prefix):
 
 
 def test_unknown_and_missing_args(prefix):
-    msg = error_of(prefix, ARGS_LAUNCH, {'needed': 'x', 'bogus': '1'})
-    assert 'test.launch.yaml' in msg and "'bogus'" in msg and 'unknown launch argument' in msg
+    """An undeclared argument is accepted, as ros2 launch does (IncludeLaunchDescription sets
+    every given argument), with a warning naming it; a missing one is an error."""
+    warnings = []
+    variables, _ = resolve_text(prefix, ARGS_LAUNCH, {'needed': 'x', 'bogus': '1'}, warnings)
+    assert variables['bogus'] == '1'
+    msg, = warnings
+    assert 'test.launch.yaml' in msg and "'bogus'" in msg and 'not declared' in msg
     msg = error_of(prefix, ARGS_LAUNCH)
     assert "launch[3] (arg 'needed')" in msg and 'needed:=VALUE' in msg
+
+
+def test_given_argument_is_set_before_the_declarations(prefix):
+    """ros2 launch sets the given arguments first: a default can use an argument declared
+    after it when that one is given (and only then)."""
+    text = 'launch:\n- arg: {name: early, default: "$(var late)/x"}\n- arg: {name: late}\n'
+    variables, _ = resolve_text(prefix, text, {'late': 'given'})
+    assert variables == {'late': 'given', 'early': 'given/x'}
+    text = text.replace('{name: late}', '{name: late, default: L}')
+    assert "unknown launch argument 'late'" in error_of(prefix, text)
 
 
 def test_cli_show_args_and_unknown_arg(prefix):
@@ -229,9 +244,13 @@ def test_cli_show_args_and_unknown_arg(prefix):
     assert "'robot':" in res.stdout and 'which robot' in res.stdout
     assert "(default: '$(var robot)/data')" in res.stdout and 'no default' in res.stdout
     res = run_launch('fakepkg', 'test.launch.yaml', 'needed:=1', 'bogus:=2')
-    assert res.returncode == 2 and "'bogus'" in res.stderr
+    assert res.returncode == 0 and "'bogus'" in res.stderr and 'warning' in res.stderr
     res = run_launch('fakepkg', 'test.launch.yaml')
     assert res.returncode == 2 and "needed" in res.stderr
+    # as ros2 launch: a launch argument needs a name and a value
+    for bad in ('needed:=', ':=1'):
+        res = run_launch(prefix.share('fakepkg') / 'launch' / 'test.launch.yaml', bad)
+        assert res.returncode == 2 and 'malformed launch argument' in res.stderr, bad
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,6 +365,23 @@ def test_param_of_type_str_is_not_read_as_yaml(prefix, tmp_path):
     assert 'param[0].value' in msg and 'type str needs a string' in msg
 
 
+@pytest.mark.parametrize('text, expected', [
+    (r'a\b', 'ab'),
+    (r'c\\d', 'c\\d'),
+    (r'\$(var v)', '$(var v)'),
+    (r'$(var v)\$(var v)', 'V$(var v)'),
+    ('end\\', 'end\\'),
+    (r"$(env NO_SUCH_VAR_X 'it\'s')", "it's"),
+    (r'$(env NO_SUCH_VAR_X a\)b)', 'a)b'),
+    (r"$(env NO_SUCH_VAR_X '\$(var v)')", '$(var v)'),
+])
+def test_backslash_escapes(prefix, text, expected, monkeypatch):
+    """Backslash escapes as launch.frontend's grammar and replace_escaped_characters."""
+    monkeypatch.delenv('NO_SUCH_VAR_X', raising=False)
+    ctx = substitutions.Context(str(prefix.root / 'x.yaml'), {'v': 'V'})
+    assert substitutions.evaluate(substitutions.parse(text), ctx) == expected
+
+
 def test_split_command_line(prefix):
     ctx = substitutions.Context(str(prefix.root / 'x.yaml'), {'sp': 'a b', 'v': 'V'})
     parts = substitutions.parse("--x $(var sp) pre$(var v)post 'q r' \"s t\" --y=$(var sp) ")
@@ -401,46 +437,81 @@ def test_params_on_command_line(prefix):
         - {name: label_str, value: "'$(var label)'"}
         - {name: ints, value: [1, 2]}
         - {name: strs, value: [a, "b c"]}
-        - {name: str_items, value: ["1.5", "$(var rate)"]}
+        - {name: str_items, value: ["1.5", "'$(var label)'"]}
+        - {name: sub_items, value: ["$(var rate)", "$(var rate)"]}
         - {name: bools, value: [true, false]}
         - {name: path, value: "$(find-pkg-share fakepkg)/config/params.yaml"}
     ''')
     cmd = specs[0].cmd
     values = p_values(cmd)
+    # ros2 launch (launch_yaml, launch_ros): a string without substitutions is that string,
+    # quotes included; a substituted one is read as YAML
     expected = {
-        'int': 42, 'float': 2.0, 'bool': True, 'str': 'hello world', 'quoted': '42',
-        'yaml_int': 42, 'from_var': 250.0, 'label_str': '007', 'ints': [1, 2],
-        'strs': ['a', 'b c'], 'str_items': [1.5, 250.0], 'bools': [True, False],
-        'path': str(prefix.share('fakepkg') / 'config' / 'params.yaml'),
+        'int': 42, 'float': 2.0, 'bool': True, 'str': 'hello world', 'quoted': "'42'",
+        'yaml_int': '42', 'from_var': 250.0, 'label_str': '007', 'ints': [1, 2],
+        'strs': ['a', 'b c'], 'str_items': ['1.5', '007'], 'sub_items': [250.0, 250.0],
+        'bools': [True, False], 'path': str(prefix.share('fakepkg') / 'config' / 'params.yaml'),
     }
     assert values == expected
     for name, value in expected.items():
         assert type(values[name]) is type(value), name
     # order of the file: -p int ... --params-file ... -p quoted ...
     flags = [a for a in cmd if a in ('-p', '--params-file')]
-    assert flags == ['-p'] * 4 + ['--params-file'] + ['-p'] * 9
+    assert flags == ['-p'] * 4 + ['--params-file'] + ['-p'] * 10
 
 
-@pytest.mark.parametrize('value, expected', [
-    ('""', 'empty/null'),
-    ('"a: b"', 'allowed are'),
-    ('[]', 'empty list'),
-    ('[1, "a"]', 'one type'),
-    ('{a: 1}', 'unsupported parameter value type'),
-    ('"2001-12-14"', 'date'),
-    ('"[1"', 'not a valid YAML value'),
+@pytest.mark.parametrize('value, substituted, expected', [
+    ('null', True, 'is null'),
+    ('a: b', True, 'allowed are'),
+    ('[]', False, 'empty list'),
+    ('[]', True, 'empty list'),
+    ('[1, "a"]', False, 'one type'),
+    ('["1.5", "$(var v)"]', False, 'one type'),
+    ('{a: 1}', False, 'unsupported parameter value type'),
+    ('2001-12-14', True, 'date'),
+    ('[1', True, 'not a valid YAML value'),
 ])
-def test_bad_param_values(prefix, value, expected):
+def test_bad_param_values(prefix, value, substituted, expected):
+    """Values no ROS parameter can have: a substituted text is read as YAML (launch's
+    perform_typed_substitution), a literal list must be of one type."""
     msg = error_of(prefix, f'''\
     launch:
+    - arg: {{name: v, default: "{value if substituted else 2.5}"}}
     - node:
         pkg: fakepkg
         exec: talker
         name: n1
         param:
-        - {{name: p, value: {value}}}
+        - {{name: p, value: {'"$(var v)"' if substituted else value}}}
     ''')
-    assert "launch[0] (node 'n1')" in msg and 'param[0].value' in msg and expected in msg
+    assert "launch[1] (node 'n1')" in msg and 'param[0].value' in msg and expected in msg
+
+
+def test_launch_semantics(prefix, monkeypatch):
+    """semantics.launch.yaml (also run under the real launch by tests/test_real_launch.py): as
+    under ros2 launch, text without substitutions is a string whatever it looks like (only
+    backslash escapes apply), a substituted value is read as YAML and '' stays '' (the
+    torque_model:='' of the launch files), a given argument is set before the declarations, a
+    missing parameter file is skipped with a warning, a namespace is made absolute."""
+    monkeypatch.delenv('IDENT_LAUNCH_UNSET', raising=False)
+    launch = HERE / 'semantics.launch.yaml'
+    warnings = []
+    variables, specs = description.resolve(description.load(launch), {
+        'pkg': 'fakepkg', 'exec': 'talker', 'late': 'given', 'list': '[a, b]',
+        'undeclared': '1'}, warn=warnings.append)
+    assert variables['early'] == 'given/x' and variables['undeclared'] == '1'
+    assert len(warnings) == 2 and 'missing.yaml' in warnings[1]
+    typed, rooted, absolute = specs
+    assert typed.cmd[1:typed.cmd.index('--ros-args')] == [
+        '--x', 'given/x', 'pre250.0post', 'q r', 's t']
+    assert p_values(typed.cmd) == {
+        'plain_number': '42', 'plain_quoted': "'42'", 'plain_mapping': 'a: b',
+        'plain_date': '2001-12-14', 'plain_empty': '', 'plain_tilde': '~',
+        'escaped': 'ab $(var empty) c\\d', 'number': 7, 'sub_float': 250.0, 'sub_empty': '',
+        'sub_quoted': '250.0', 'sub_str': '250.0', 'sub_list': ['a', 'b'], 'ints': [1, 2],
+        'items': ['', 'b', '250.0'], 'env': 'd e', 'dir': str(HERE), 'command': 'a b\n'}
+    assert '__ns:=/' in typed.cmd and 'a:=givenb' in typed.cmd
+    assert '__ns:=/x/y' in rooted.cmd and '__ns:=/x' in absolute.cmd
 
 
 def test_params_through_rcl(prefix, tmp_path):
@@ -589,11 +660,15 @@ def test_missing_package_executable_params_file(prefix):
     (prefix.root / 'lib' / 'fakepkg' / 'talker').chmod(0o644)
     msg = error_of(prefix, 'launch:\n- node: {pkg: fakepkg, exec: talker}\n')
     assert 'not executable' in msg and "'talker'" in msg
-    msg = error_of(prefix, '''\
+    # a parameter file that does not exist is skipped with a warning, as launch_ros does
+    warnings = []
+    _, (spec,) = resolve_text(prefix, '''\
     launch:
     - node: {pkg: fakepkg, exec: listener, param: [{from: "$(dirname)/missing.yaml"}]}
-    ''')
+    ''', warnings=warnings)
+    msg, = warnings
     assert 'parameter file not found' in msg and 'missing.yaml' in msg and 'param[0].from' in msg
+    assert '--params-file' not in spec.cmd
 
 
 def test_command_line_layout(prefix):
@@ -620,6 +695,18 @@ def test_command_line_layout(prefix):
                             '-r', 'in:=/out', '--log-level', 'debug']
     assert specs[1].cmd == [exe, '--ros-args']
     assert [s.label for s in specs] == ['tk', 'talker', 'talker-2']
+
+
+@pytest.mark.parametrize('namespace, expected', [
+    ('robot', '/robot'), ('/robot/', '/robot'), ('a/b', '/a/b'), ('', '/'), ('/', '/')])
+def test_namespace_as_launch_ros(prefix, namespace, expected):
+    """launch_ros makes the namespace absolute without a trailing '/'; an empty one is the
+    root namespace, given explicitly."""
+    _, (spec,) = resolve_text(prefix, f'''\
+    launch:
+    - node: {{pkg: fakepkg, exec: talker, namespace: "{namespace}"}}
+    ''')
+    assert spec.cmd[1:] == ['--ros-args', '-r', f'__ns:={expected}']
 
 
 def test_cli_print_and_path_form(prefix):

@@ -15,8 +15,10 @@ import pytest
 import yaml
 
 WORKSPACE = Path(__file__).resolve().parents[3]
-# This workspace's installed copy (colcon build), else the one on PATH.
-EXECUTABLE = WORKSPACE / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+# This workspace's installed copy (colcon build of the ROS 2 distribution set up, see
+# scripts/env.sh), else the one on PATH.
+EXECUTABLE = (WORKSPACE / f"install-{os.environ.get('ROS_DISTRO', 'jazzy')}" / 'ident_node' / 'lib'
+              / 'ident_node' / 'recorder_node')
 if not EXECUTABLE.is_file() and shutil.which('recorder_node'):
     EXECUTABLE = Path(shutil.which('recorder_node'))
 pytestmark = pytest.mark.skipif(

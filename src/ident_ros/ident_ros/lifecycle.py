@@ -7,7 +7,9 @@ doing (close a bag, bring the robot to rest). Here SIGINT and SIGTERM only call 
 default actions of SIGINT and SIGTERM are restored (terminate the process), so a node that hangs
 in teardown dies on the next signal; and a teardown (middleware) that has not finished after
 ``TEARDOWN_TIMEOUT`` s prints the traceback of every thread and ends the process with status 1
-(``faulthandler``'s watchdog runs in C, so it fires even while a native call holds the GIL).
+(``faulthandler``'s watchdog runs in C, so it fires even while a native call holds the GIL). The
+interpreter's final garbage collection is skipped (``gc.freeze``): from SIGINT to exit must fit
+in the 5 s after which ``ros2 launch`` sends SIGTERM, also on a busy machine.
 Nodes spin a ``SingleThreadedExecutor`` (the stock ``MultiThreadedExecutor`` of rclpy 9.1.2
 drops messages, docs/ros2_from_pypi.md), or rclpy's ``EventsExecutor`` when they ask for it: it
 takes each message without rebuilding the wait set, which a node at the joint_states rate needs
@@ -18,6 +20,7 @@ to the node's logger, every time they occur.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import signal
 import sys
 import time
@@ -127,6 +130,12 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        # The middleware leaves now (the context's participant), not when the interpreter's final
+        # garbage collection reaches it; that collection is then skipped (objects left to the
+        # operating system): over the numeric stack it took seconds on a busy 2-core machine, and
+        # ros2 launch sends SIGTERM 5 s after SIGINT.
+        rclpy.get_default_context().destroy()
+        gc.freeze()
 
 
 def _log_warnings(node: Node) -> None:

@@ -67,7 +67,7 @@ def urdf_result(path: Path) -> Path:
     """RESULT.yaml of a model identified as exactly the URDF (no friction, no rotor)."""
     from ident_core.estimation.config import IdentificationConfig
     from ident_core.estimation.identified_model import IdentifiedModel
-    from ident_core.estimation.results import result_file, write_result
+    from ident_core.estimation.results import result_file
     from ident_core.model.base_parameters import compute_base_parameters
     from ident_core.model.regressor import Regressor
     from ident_core.model.robot import load_robot
@@ -79,7 +79,7 @@ def urdf_result(path: Path) -> Path:
     chi = robot.standard_parameters()
     model = IdentifiedModel(robot, config, Transmission.identity(robot.n), base,
                             base.project(chi), np.zeros(len(base.names)), standard=chi)
-    return write_result(path, result_file(model, []))
+    return result_file(model, []).write(path)
 
 
 def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):

@@ -1,25 +1,10 @@
 """The shape of Stribeck friction in whole-robot identification, by variable projection
-(separable least squares; Golub & Pereyra 1973; docs/methods.md §8).
+(separable least squares [1]_).
 
-The regressor is linear in the inertial parameters and in ``fc, fs, fv, offset`` of every
-actuator once the shape ``vs, v_l`` (and ``delta``) of every actuator is fixed. For a given
-shape the linear parameters are the weighted least-squares solution; the shape minimises the
-residual that remains:
-
-    r(θ) = P⊥ [ y − F(θ) x(θ) ],   x(θ) = argmin ‖P⊥ (y − F(θ) x)‖
-
-with ``F(θ)`` the Coulomb and Stribeck columns (the only ones that depend on θ), ``P⊥`` the
-projection onto the complement of the other columns (factorised once) and the rows weighted by
-the joint deviations of a first WLS fit with the nominal shape. The search runs over
-``log vs``, ``log(v_l / vs)`` and ``log delta``. A grid of ``vs`` and ``v_l / vs``, then a
-pattern search with halving steps, both searched actuator by actuator (coordinate descent: an
-actuator's Coulomb and Stribeck columns depend on its own shape only, so the projected columns
-of a shape are computed once for all actuators and combined), start either scipy's bounded
-``least_squares`` on ``r`` or the SA-GA of ``optim.evolution`` on ``‖r‖²``. (A grid point
-shared by all actuators, with the local search alone, left one joint of the simulated arm at a
-degenerate shape: ``vs`` 0.004 for a true 0.0156 rad/s, ``fs`` zero.) The band stays inside
-the Stribeck region (``v_l <= vs``): a wider band would hold the whole Stribeck hump, leave
-the ``fs`` column zero and ``fs`` undetermined.
+``identify_friction_shape`` finds the shape ``vs, v_l`` (and ``delta``) of every actuator that
+minimises the residual the linear parameters leave: a grid and a pattern search, actuator by
+actuator, then scipy's bounded ``least_squares`` or the SA-GA of ``optim.evolution`` [2]_. The
+method, and why, is docs/methods.md §8.2, "Nonlinear friction in whole-robot identification".
 
 References
 ----------
@@ -27,8 +12,8 @@ References
    squares problems whose variables separate", SIAM Journal on Numerical Analysis
    10(2):413–432, 1973, doi:10.1137/0710036.
 .. [2] Zhang T., Hu L., Zou Y., "Identification of improved friction model for robot based on
-   hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science), 2021
-   (received 2020-06-28).
+   hybrid genetic algorithm", Journal of Zhejiang University (Engineering Science)
+   55(5):801–809, 2021, doi:10.3785/j.issn.1008-973X.2021.05.001.
 """
 from __future__ import annotations
 

@@ -1,46 +1,10 @@
-"""Physically consistent weighted least squares, ``pc-wls`` (docs/methods.md §4).
+"""Physically consistent weighted least squares, ``pc-wls``.
 
-The WLS objective of the base parameters ``beta = B chi`` is minimised over the full standard
-parameters ``chi``, subject to
-
-- per body, the pseudo-inertia LMI ``J(phi_i) ⪰ ε J0_i`` (Wensing, Kim & Slotine 2018;
-  equivalent to the triangle-inequality form of Sousa & Cortesão 2014), with ``J0_i`` the prior's
-  pseudo-inertia: a margin relative to the body's own size, so small robots keep their truth
-  feasible,
-- ``Ia ≥ 0``, ``fv ≥ 0``, ``fc ≥ 0`` per actuator,
-- optionally: the total mass, each body's mass within ±x % of the URDF's, each body's centre of
-  mass inside the bounding box of its collision geometry (``m·lo ≤ m·c ≤ m·hi``).
-
-The base parameters leave the standard ones undetermined along ``null(B)``; a weak prior toward
-the URDF's values selects among them: per body, the log-det (Bregman) divergence of the
-pseudo-inertias (Lee, Wensing & Park 2020),
-
-    d(J, J0) = −log det J + log det J0 + tr(J0⁻¹ J) − 4,
-
-with a weight λ, plus a term on the mass, which a URDF (CAD, or a weighed part) usually knows
-better than its distribution, ``κ ((m − m0) / m0)²`` with a fixed κ = 300 (not for bodies the
-URDF leaves without mass: their prior is a small body, of a thousandth of the mean mass, that
-the data may move freely). Body masses of a
-revolute chain are not identifiable (they regroup into the first moments of the bodies before
-them), and without the mass term the LMI lets them drift with the fit: on the KUKA LWR4+
-recordings an 11 kg upper arm for a 2.7 kg one, 24 kg in all for 14.4, at no gain in held-out
-error. κ is fixed because held-out data cannot see the masses.
-
-The actuator terms (rotor inertias, friction, offsets) have no prior: the data fix each one, or
-it regroups with a body's inertia (the first joint's rotor with its link's ``Izz``), which the
-divergence fixes. A pull toward zero, however weak per unit, biases geared drives: rotor
-inertias of 4 kg·m² and viscous coefficients of 90 N·m·s/rad came out 25 % and 30 σ low.
-
-λ is chosen on held-out data: the rows are cut into contiguous blocks, each block in turn is
-predicted by a fit on the others, and the weight with the smallest held-out weighted residual
-wins (``prior_weight`` fixes it instead).
-
-Data term: the rows are weighted by the WLS residual deviation of each joint, ``1/σ_j``, and
-reduced to a triangular factor, ``‖H(tau − W beta)‖² = ‖R beta − Qᵀ H tau‖² + const``, so each
-convex solve is small (cvxpy with Clarabel) whatever the number of samples.
-
-Standard deviations: those of the WLS linearisation at the same weights, ``(Wᵀ H² W)⁻¹``. They
-ignore the constraints, so where a constraint binds they are an upper bound.
+``estimate_pc_wls`` minimises the WLS objective of the base parameters over the full standard
+parameters, subject to the pseudo-inertia LMI of every body, non-negative rotor inertias and
+friction, and the user's bounds (``PhysicalConstraints``), with a weak prior toward the URDF
+whose weight is chosen on held-out data (cvxpy with Clarabel). The method, and why, is
+docs/methods.md §4, "Physically consistent WLS".
 """
 from __future__ import annotations
 
@@ -65,6 +29,11 @@ FOLDS = 4
 #: A user bound raising the weighted residual more than this χ² quantile (nb degrees of
 #: freedom) is reported as contradicting the data.
 BOUNDS_CONFIDENCE = 0.999
+
+#: Clarabel's static regularisation of its KKT system for a second attempt when the first
+#: breaks down numerically (10× its default 1e-8): the Stäubli TX40's 70 % part, its currents
+#: shifted by their 2.2 ms delay, failed with the default and solves with this.
+RETRY_REGULARIZATION = 1e-7
 
 
 @dataclass
@@ -174,7 +143,7 @@ def estimate_pc_wls(w: np.ndarray, tau: np.ndarray, base: BaseParameters,
                     constraints: PhysicalConstraints, mask: np.ndarray | None = None,
                     prior_weight: float | None = None,
                     names: list[str] | None = None) -> ConsistentEstimate:
-    """Physically consistent WLS identification (module docstring).
+    """Physically consistent WLS identification (docs/methods.md §4).
 
     Parameters
     ----------
@@ -343,7 +312,11 @@ class _ConvexProblem:
         try:
             with warnings.catch_warnings():        # status OPTIMAL_INACCURATE is accepted below
                 warnings.simplefilter('ignore', UserWarning)
-                self.problem.solve(solver=cp.CLARABEL)
+                try:
+                    self.problem.solve(solver=cp.CLARABEL)
+                except cp.SolverError:             # its KKT factorisation broke down
+                    self.problem.solve(solver=cp.CLARABEL,
+                                       static_regularization_constant=RETRY_REGULARIZATION)
         except cp.SolverError as exc:
             raise IdentError(f'pc-wls: the solver failed ({exc})') from None
         if self.problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):

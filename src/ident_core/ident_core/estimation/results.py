@@ -13,8 +13,11 @@ The file mirrors :class:`ResultFile`::
     links: [{joint, link, mass, com, inertia, physically_consistent}, ...]  # body frames
     identification: {data, samples, equations_left_out, decimation, base_parameter_count,
                      condition_number, rank_gap, residual_rms, relative_error_percent,
-                     preprocessing, prior_weight, prior_weight_scores, std_method}
-    validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error}, ...]
+                     preprocessing, prior_weight, prior_weight_scores, std_method,
+                     torque_delay: [{data, delay_s, std_s, compensated, given,
+                                     residual_improvement}, ...]}
+    validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error,
+                  torque_delay}, ...]
 
 ``links`` is derived from ``standard_parameters`` for reading (``read_result`` uses the latter).
 For OLS and WLS the standard parameters are one choice among those with the same base parameters
@@ -32,13 +35,12 @@ import numpy as np
 import pydantic
 
 from ..errors import InputError
-from ..files import dump_yaml, write_atomic
 from ..model.base_parameters import BaseParameters
 from ..model.inertial import LinkInertial
 from ..model.regressor import FRICTION_RENAMED
 from ..model.robot import RobotModel, load_robot
 from ..model.transmission import Transmission
-from ..schema import Matrix, Schema, read_document
+from ..schema import Document, Matrix, Schema
 from .config import IdentificationConfig
 from .identified_model import IdentifiedModel
 
@@ -163,6 +165,34 @@ class ActuatorSection(Schema):
     v_l: list[float] | None = None
 
 
+class TorqueDelayEntry(Schema):
+    """The torque delay of one recording (``delay.DelayFit``).
+
+    Parameters
+    ----------
+    data : str
+        The recording.
+    delay_s : float or None
+        Delay of the torques behind the positions [s] (positive: logged late); None: not
+        determined.
+    std_s : float or None
+        Its standard deviation [s] (0 for a given delay).
+    compensated : bool
+        Whether the torques were shifted by it.
+    given : bool
+        Set in the configuration (``torque_delay``), not estimated.
+    residual_improvement : float
+        Relative fall of the recording's weighted residual RMS with the delay compensated.
+    """
+
+    data: str
+    delay_s: float | None = None
+    std_s: float | None = None
+    compensated: bool = False
+    given: bool = False
+    residual_improvement: float = 0.0
+
+
 class IdentificationStats(Schema):
     """Statistics of the identification fit.
 
@@ -198,6 +228,9 @@ class IdentificationStats(Schema):
     friction_search : dict, optional
         Stribeck models: how the friction shape was searched (method, evaluations, projected
         residual at the grid start and at the end).
+    torque_delay : list of TorqueDelayEntry
+        The torque delay of each recording (absent in older files and with
+        ``torque_delay: none``).
     """
 
     model_config = pydantic.ConfigDict(allow_inf_nan=True)   # condition number, rank gap
@@ -216,6 +249,7 @@ class IdentificationStats(Schema):
     prior_weight_scores: dict[str, float] = {}
     std_method: str | None = None
     friction_search: dict | None = None
+    torque_delay: list[TorqueDelayEntry] = []
 
 
 class LinkEntry(Schema):
@@ -262,6 +296,9 @@ class ValidationEntry(Schema):
         [%]; None without effort limits.
     absolute_error : float
         [N·m or N].
+    torque_delay : TorqueDelayEntry or None
+        The recording's own torque delay, estimated as in the identification (absent in older
+        files).
     """
 
     data: str
@@ -269,10 +306,12 @@ class ValidationEntry(Schema):
     rmse: list[float]
     nrms_percent: float | None
     absolute_error: float
+    torque_delay: TorqueDelayEntry | None = None
 
 
-class ResultFile(Schema):
-    """The whole RESULT.yaml (module docstring).
+class ResultFile(Document):
+    """The whole RESULT.yaml (module docstring); ``ResultFile.read`` validates it without
+    loading the robot (``read_result`` loads the model).
 
     Parameters
     ----------
@@ -293,6 +332,7 @@ class ResultFile(Schema):
     validation : list of ValidationEntry
     """
 
+    kind = 'result'
     format: Literal[FORMAT]
     robot: RobotSection
     config: IdentificationConfig
@@ -338,6 +378,18 @@ class ResultFile(Schema):
                 doc['config'] = {**config, 'friction': FRICTION_RENAMED.get(
                     config['friction'], config['friction'])}
         return doc
+
+    def plain(self) -> dict:
+        """The content as written: ``actuators`` without the entries the model does not have.
+
+        Returns
+        -------
+        dict
+            ``model_dump()`` less the None values of ``actuators``.
+        """
+        document = self.model_dump()
+        document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
+        return document
 
 
 def robot_section(robot: RobotModel) -> RobotSection:
@@ -393,26 +445,6 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
         validation=[ValidationEntry(**_plain(v)) for v in validations])
 
 
-def write_result(path: str | Path, result: ResultFile) -> Path:
-    """Write RESULT.yaml atomically (an existing file is replaced only by a complete one).
-
-    Parameters
-    ----------
-    path : str or Path
-        Destination.
-    result : ResultFile
-        The content (``result_file``).
-
-    Returns
-    -------
-    Path
-        ``path``.
-    """
-    document = result.model_dump()
-    document['actuators'] = {k: v for k, v in document['actuators'].items() if v is not None}
-    return write_atomic(path, dump_yaml(document))
-
-
 def read_result(path: str | Path, urdf: str | Path | None = None,
                 ignore_urdf_change: bool = False) -> IdentifiedModel:
     """Load an identified model from RESULT.yaml.
@@ -438,7 +470,7 @@ def read_result(path: str | Path, urdf: str | Path | None = None,
         missing, has other joints or other kinematics, or (unless ``ignore_urdf_change``)
         differs from the recorded one by its SHA-256 (naming the file and the field).
     """
-    doc = read_result_file(path)
+    doc = ResultFile.read(path)
     robot = load_robot(urdf or doc.robot.urdf)
     recorded = doc.robot.urdf_sha256
     if recorded and not ignore_urdf_change and recorded != robot.urdf_sha256():
@@ -485,26 +517,6 @@ def result_links(result: dict) -> list[LinkInertial]:
                          inertia=np.array(k['inertia'], dtype=float),
                          physically_consistent=bool(k['physically_consistent']))
             for k in result.get('links') or []]
-
-
-def read_result_file(path: str | Path) -> ResultFile:
-    """Parse and validate RESULT.yaml without loading the robot.
-
-    Parameters
-    ----------
-    path : str or Path
-        The result file.
-
-    Returns
-    -------
-    ResultFile
-
-    Raises
-    ------
-    InputError
-        If the file is missing or not a valid result (naming the file and the field).
-    """
-    return read_document(path, ResultFile, FORMAT, 'result')
 
 
 def _plain(value):

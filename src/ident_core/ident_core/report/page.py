@@ -10,7 +10,7 @@ from ..data.datasets import load_source
 from ..data.sources import short_source, source_path
 from ..errors import DataWarning, InputError
 from ..estimation.identified_model import IdentifiedModel
-from ..estimation.results import ValidationEntry, read_result, read_result_file
+from ..estimation.results import ResultFile, ValidationEntry, read_result
 from ..files import check_readable, write_atomic
 from ..friction.identify import collect_samples
 from ..friction.results import FrictionFile
@@ -101,7 +101,7 @@ def write_report(out_dir: str | Path, inputs: ReportInputs,
     if inputs.model:
         describe(progress, 'identified model')
         model = read_result(inputs.model, inputs.urdf, inputs.ignore_urdf_change)
-        document = read_result_file(inputs.model)
+        document = ResultFile.read(inputs.model)
         title = f'Identification report: {document.robot.name}'
         sections += model_sections(model, document.validation, Path(inputs.model).parent,
                                    inputs.recover, progress)

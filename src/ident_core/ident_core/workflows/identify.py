@@ -14,7 +14,7 @@ from ..errors import InputError
 from ..estimation.config import IdentificationConfig
 from ..estimation.identification import Validation, identify, validate
 from ..estimation.identified_model import IdentifiedModel
-from ..estimation.results import ResultFile, read_result, result_file, write_result
+from ..estimation.results import ResultFile, read_result, result_file
 from ..files import write_atomic
 from ..model.robot import RobotModel
 from ..progress import Progress
@@ -146,7 +146,7 @@ def identify_recordings(robot: RobotModel | str | Path, data: Sequence[str | Pat
                                         for p in validation))
     validations = [validate(model, d, progress=progress) for d in checks]
     content = result_file(model, [v.report() for v in validations])
-    written = write_result(output_path('result', data[0], out), content)
+    written = content.write(output_path('result', data[0], out))
     return IdentifyOutcome(model, validations, content, written,
                            report_after(written, report, progress, model=written,
                                         recover=options.recover))

@@ -1,6 +1,6 @@
 """What a job writes when no output is named: every default file name, beside the recording or
 result it comes from. The files themselves are written atomically by their formats' writers
-(``write_result``, ``Document.write`` of PAYLOAD.yaml and FRICTION.yaml, ``write_report``, all
+(``Document.write`` of RESULT.yaml, PAYLOAD.yaml and FRICTION.yaml, ``write_report``, all
 through ``ident_core.files.write_atomic``)."""
 from __future__ import annotations
 

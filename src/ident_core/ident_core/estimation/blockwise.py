@@ -20,8 +20,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.signal
-from scipy.interpolate import make_interp_spline
 
 from ..data.datasets import Dataset
 from ..data.recorded_velocity import VelocitySums
@@ -108,6 +106,9 @@ class _Segment:
         j = min(len(x), int(np.searchsorted(x, self.grid[hi - 1], 'left')) + 1 + SPLINE_MARGIN)
         taken = signal[slice(start + i, start + j) if rows is None else rows[start + i:start + j]]
         k = min(3 if smooth else 1, len(x) - 1)
+        # deliberately lazy: scipy.interpolate only for a log off its grid (start-up time)
+        from scipy.interpolate import make_interp_spline
+
         return make_interp_spline(x[i:j], taken, k=k, axis=0)(self.grid[lo:hi])
 
 
@@ -128,6 +129,8 @@ def settling_samples(fs: float, cutoff_hz: float, order: int) -> int:
     int
         ``log(SETTLED) / log(r)``, ``r`` the largest pole magnitude.
     """
+    import scipy.signal  # deliberately lazy, as in data.signal_processing.lowpass
+
     sos = scipy.signal.butter(order, cutoff_hz, fs=fs, output='sos')
     radius = float(np.max(np.abs(scipy.signal.sos2zpk(sos)[1])))
     return math.ceil(math.log(SETTLED) / math.log(radius))

@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
 
 from ..data.signal_processing import decimate_parallel
 from ..data.sources import short_source
@@ -106,6 +105,9 @@ class TorqueSignal:
                 value = x[rows]
             else:
                 if self._splines[i] is None:        # on the sample index: knots 0, 1, …
+                    # deliberately lazy: scipy.interpolate only for a delay (start-up time)
+                    from scipy.interpolate import make_interp_spline
+
                     self._splines[i] = make_interp_spline(np.arange(len(x)), x, k=3, axis=0)
                 spline = self._splines[i]
                 value = spline(rows + delay * self.fs, nu=int(derivative))

@@ -12,7 +12,6 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import scipy.stats
 
 from ..errors import DataWarning, IdentError, InputError
 from ..model.base_parameters import BaseParameters
@@ -216,7 +215,11 @@ def _check_user_bounds(base, constraints, r, rhs, prior_weight, beta) -> None:
     free = replace(constraints, total_mass=None, mass_range=None, com_boxes=None)
     beta_free = base.project(_ConvexProblem(base, free).solve(r, rhs, prior_weight))
     increase = float(np.sum((r @ beta - rhs) ** 2) - np.sum((r @ beta_free - rhs) ** 2))
-    limit = float(scipy.stats.chi2.ppf(BOUNDS_CONFIDENCE, base.count))
+    # deliberately lazy, and not scipy.stats (start-up time): the chi-square quantile as
+    # scipy.stats.chi2.ppf computes it
+    from scipy.special import gammaincinv
+
+    limit = float(2 * gammaincinv(base.count / 2, BOUNDS_CONFIDENCE))
     if increase > limit:
         warnings.warn(f'pc-wls: total_mass, mass_tolerance or com_in_collision_box raise the '
                       f'weighted residual sum of squares by {increase:.4g} (more than the '

@@ -412,11 +412,10 @@ class ExcitationNode(lifecycle.GracefulNode):
         if motion is None or watchdog is None or self.failure:
             return
         now = self.get_clock().now().nanoseconds
-        late = watchdog.starved((now - self.last_watch) * 1e-9)
-        self.last_watch = now
-        if late:                 # this node did not run for a while: the messages may be queued
-            return
-        self._watch_recorder(now)
+        previous, self.last_watch = self.last_watch, now
+        self._watch_recorder(previous)
+        if watchdog.starved((now - previous) * 1e-9):  # this node did not run for a while:
+            return                                      # the messages may be queued
         self.state_executor.spin_once(timeout_sec=0.0)       # the newest sample, if any
         reason, error = watchdog.check(motion, now, self.watch_since, self.measured)
         if error is not None:
@@ -449,10 +448,13 @@ class ExcitationNode(lifecycle.GracefulNode):
             self.recorder_lost_ns = None if alive else self.get_clock().now().nanoseconds
         self.recorder_alive = alive
 
-    def _watch_recorder(self, now: int) -> None:
-        """Fail a recorded goal when the recorder's liveliness stays lost (a starved process
-        may miss one lease and come back)."""
-        if self.watch_recorder and recorder_gone(self.recorder_lost_ns, now):
+    def _watch_recorder(self, previous: int) -> None:
+        """Fail a recorded goal when the recorder's liveliness stayed lost (a starved process
+        may miss one lease and come back) from its loss until ``previous``, the watch's last
+        look: rclpy runs a wait set's events before its timers, so a return of the liveliness
+        that DDS signalled before then has been handled. Also judged when this node is
+        starved (the lease is kept by DDS, not by this node's callbacks)."""
+        if self.watch_recorder and recorder_gone(self.recorder_lost_ns, previous):
             self._fail(f'the recorder is gone ({self.p.recordings_topic} lost its '
                        'liveliness): nothing would be recorded')
 

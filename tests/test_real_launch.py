@@ -24,13 +24,11 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import random
 import re
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -136,8 +134,10 @@ def real_launch_env(tmp_path_factory) -> dict:
 def _isolated(env: dict, tmp_path: Path) -> dict:
     """``env`` in a ROS domain of its own on loopback, logs and launch_ros' parameter files
     in ``tmp_path``."""
+    from ident_ros.testing import reserve_domain
+
     env = dict(env)
-    env['ROS_DOMAIN_ID'] = str(random.Random(os.getpid() + time.time_ns()).randint(101, 199))
+    env['ROS_DOMAIN_ID'] = str(reserve_domain())     # held until this process ends
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     env['ROS_LOG_DIR'] = str(tmp_path / 'ros_log')
     env['TMPDIR'] = str(tmp_path)

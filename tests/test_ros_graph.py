@@ -5,7 +5,6 @@ own. Ground truth: the simulator's perturbed parameters and noise-free torques.
 from __future__ import annotations
 
 import os
-import random
 import re
 import signal
 import subprocess
@@ -24,8 +23,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _environment() -> dict:
+    from ident_ros.testing import reserve_domain
+
     env = dict(os.environ)
-    env['ROS_DOMAIN_ID'] = str(random.Random(os.getpid() + time.time_ns()).randint(101, 199))
+    env['ROS_DOMAIN_ID'] = str(reserve_domain())     # held until this process ends
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     return env
 

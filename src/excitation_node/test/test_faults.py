@@ -6,8 +6,6 @@ planned motion would have ended. Nodes under test that are killed run as process
 process, in a ROS domain of this test alone."""
 from __future__ import annotations
 
-import os
-import random
 import signal
 import subprocess
 import sys
@@ -24,7 +22,6 @@ START = [0.1, -0.2, 0.3, 0.0, 0.2, -0.1]               # rad
 RATE = 250.0                                            # Hz, see test_jointwise_goal.py
 PERIODS = 20                                            # 1 s each: far longer than any fault
 TIMEOUT = 60.0                                          # s, guards against a hang only
-DOMAIN = 100 + (random.randrange(90) + os.getpid() + 37) % 90
 
 
 def long_experiment(path: Path) -> Path:
@@ -134,7 +131,7 @@ class Graph:
 def context():
     from ident_ros.testing import isolated_context
 
-    with isolated_context(DOMAIN) as ctx:
+    with isolated_context() as ctx:
         yield ctx
 
 

@@ -6,8 +6,6 @@ described on ``~/trajectory``, the feedback counts stages and periods; a file wh
 the limits is refused in one line before anything moves."""
 from __future__ import annotations
 
-import os
-import random
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +35,6 @@ RATE = 250.0                 # Hz
 HELD_TOLERANCE = 1e-4        # rad
 AMPLITUDE_TOLERANCE = 1e-3   # rad
 TIMEOUT = 60.0               # s, guards against a hang only
-DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 def jointwise_file(path: Path, joint: str = MOVING, centre: float = CENTRE,
@@ -125,7 +122,7 @@ def graph(tmp_path):
 
     from ident_ros.testing import isolated_context
 
-    with isolated_context(DOMAIN) as context:
+    with isolated_context() as context:
         g = Graph(rclpy, context, tmp_path)
         try:
             yield g

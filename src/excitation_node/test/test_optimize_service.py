@@ -4,8 +4,6 @@ configuration. The settings logic is tested without DDS in ident_core
 (test_excitation_on_robot.py)."""
 from __future__ import annotations
 
-import os
-import random
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +24,6 @@ TINY = {'harmonics': 2, 'period': 4.0, 'periods': 1, 'samples': 20,
         'limits': {'margin': 0.01, 'acceleration': 50.0},
         'optimizer': {'ga': {'population': 6, 'generations': 2}, 'local': {'iterations': 2}}}
 TIMEOUT = 20.0
-DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90
-_domain_offset = iter(range(10))
 
 
 class Graph:
@@ -103,7 +99,7 @@ def graph(tmp_path):
     from ident_ros.testing import isolated_context
 
     made = []
-    with isolated_context(DOMAIN_BASE + next(_domain_offset)) as context:
+    with isolated_context() as context:
         def make(optimizer_config: str) -> Graph:
             made.append(Graph(rclpy, context, optimizer_config, tmp_path / 'out'))
             return made[-1]

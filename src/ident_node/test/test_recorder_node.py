@@ -3,7 +3,6 @@ recorder in a child process (its own ROS_DOMAIN_ID, localhost discovery)."""
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import signal
 import subprocess
@@ -29,9 +28,6 @@ JOINTS = [f'joint_{i}' for i in range(1, 7)]
 PERIOD_NS = 1_000_000
 # s, guards against a hang only: on a busy 2-core machine the recorder alone takes 6-7 s to start.
 DISCOVERY_TIMEOUT = 60.0
-# Unique per test session: random in 100..189, shifted by the pid; each test adds its own offset
-# (below 10) so that a recorder of an earlier test is never discovered.
-DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 class Publisher:
@@ -110,15 +106,14 @@ class Publisher:
         self.spin_until(ready, DISCOVERY_TIMEOUT, 'the recorder (services, subscription)')
 
 
-_domain_offset = iter(range(10))
-
-
 @pytest.fixture
 def ros(monkeypatch):
     """(rclpy, context, env of the child) in a ROS domain of this test alone."""
     import rclpy
 
-    domain = str(DOMAIN_BASE + next(_domain_offset))
+    from ident_ros.testing import release_domain, reserve_domain
+
+    domain = str(reserve_domain())
     monkeypatch.setenv('ROS_DOMAIN_ID', domain)
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     env = dict(os.environ, PYTHONUNBUFFERED='1')
@@ -128,6 +123,7 @@ def ros(monkeypatch):
         yield rclpy, context, env
     finally:
         rclpy.try_shutdown(context=context)
+        release_domain(int(domain))
 
 
 def start_recorder(env, out: Path, log: Path, *params: str) -> subprocess.Popen:
@@ -347,7 +343,9 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
     (['-p', 'autostart:=true', '-p', 'autostart_experiment:=a/b'], "contains '/'"),
 ])
 def test_bad_parameters_exit_2(tmp_path, args, fragment):
-    env = dict(os.environ, ROS_DOMAIN_ID=str(DOMAIN_BASE + next(_domain_offset)),
+    from ident_ros.testing import reserve_domain
+
+    env = dict(os.environ, ROS_DOMAIN_ID=str(reserve_domain()),
                ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     result = subprocess.run(
         [str(EXECUTABLE), '--ros-args', '-p', f'output_dir:={tmp_path}', *args],

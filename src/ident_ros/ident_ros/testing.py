@@ -1,17 +1,78 @@
 """Test support: an rclpy context of its own, so that tests running at the same time on one
-machine do not discover each other's nodes."""
+machine do not discover each other's nodes.
+
+A ROS domain id drawn at random is shared, now and then, by two tests that run at the same time
+on one machine (other checkouts' test runs too): each then talks to the other's nodes (a goal
+answered by the other graph's busy excitation node). ``reserve_domain`` takes an id that no other
+process on the machine holds, by an exclusive ``flock`` on a file per id in the temporary folder;
+the operating system releases it when the process ends, however it ends.
+"""
 from __future__ import annotations
 
+import fcntl
 import os
+import random
+import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 #: Environment of an isolated context: localhost discovery only.
 ENVIRONMENT = {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'}
+#: The ROS domain ids tests use.
+DOMAINS = range(100, 200)
+_held: dict[int, int] = {}          # reserved domain id -> the descriptor holding its lock
+_used: set[int] = set()             # ids this process reserved before
+
+
+def reserve_domain() -> int:
+    """A ROS domain id that no other process on this machine has reserved, held until
+    ``release_domain`` or the end of this process; one this process did not use before if
+    there is one (nothing of an earlier test is discovered).
+
+    Returns
+    -------
+    int
+        A domain id in ``DOMAINS``.
+
+    Raises
+    ------
+    RuntimeError
+        If every id in ``DOMAINS`` is held.
+    """
+    for domain in sorted(random.sample(DOMAINS, len(DOMAINS)), key=_used.__contains__):
+        if domain in _held:
+            continue
+        path = Path(tempfile.gettempdir()) / f'robot-ident-ros-domain-{domain}.lock'
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+        except OSError:             # another user's file we may not open: taken
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _held[domain] = fd
+        _used.add(domain)
+        return domain
+    raise RuntimeError(f'every ROS domain id in {DOMAINS.start}-{DOMAINS.stop - 1} is held by '
+                       'tests running on this machine')
+
+
+def release_domain(domain: int) -> None:
+    """Give back a domain id of ``reserve_domain``.
+
+    Parameters
+    ----------
+    domain : int
+        The id.
+    """
+    os.close(_held.pop(domain))
 
 
 @contextmanager
-def isolated_context(domain: int):
+def isolated_context(domain: int | None = None):
     """An initialised ``rclpy.Context`` in a ROS domain of its own, with localhost discovery.
 
     ``ROS_DOMAIN_ID`` and ``ROS_AUTOMATIC_DISCOVERY_RANGE`` are set for the time of the block
@@ -20,8 +81,8 @@ def isolated_context(domain: int):
 
     Parameters
     ----------
-    domain : int
-        ROS domain id (pick one per test process, e.g. from the process id).
+    domain : int, optional
+        ROS domain id; by default one of ``reserve_domain``, released after the block.
 
     Yields
     ------
@@ -29,6 +90,9 @@ def isolated_context(domain: int):
     """
     import rclpy
 
+    reserved = domain is None
+    if reserved:
+        domain = reserve_domain()
     changes = {**ENVIRONMENT, 'ROS_DOMAIN_ID': str(domain)}
     saved = {k: os.environ.get(k) for k in changes}
     os.environ.update(changes)
@@ -43,6 +107,8 @@ def isolated_context(domain: int):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        if reserved:
+            release_domain(domain)
 
 
 def spin_until(executor, condition, what: str, timeout: float) -> None:

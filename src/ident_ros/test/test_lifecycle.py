@@ -4,7 +4,6 @@ ended by the watchdog with the threads' tracebacks."""
 from __future__ import annotations
 
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -39,9 +38,11 @@ HANG_GUARD = 60.0          # s; only guards against a test that would never end
 
 
 def _start(tmp_path: Path, mode: str) -> subprocess.Popen:
+    from ident_ros.testing import reserve_domain
+
     script = tmp_path / 'node.py'
     script.write_text(NODE)
-    env = dict(os.environ, ROS_DOMAIN_ID=str(random.randint(101, 199)),
+    env = dict(os.environ, ROS_DOMAIN_ID=str(reserve_domain()),
                ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
     return subprocess.Popen([sys.executable, str(script), mode], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -3,13 +3,10 @@
 (``worker.in_thread``)."""
 from __future__ import annotations
 
-import os
-import random
 import threading
 
 import pytest
 
-DOMAIN = 100 + (random.randrange(90) + os.getpid() + 53) % 90
 TIMEOUT = 60.0             # s; guards against a hang only
 
 
@@ -21,7 +18,7 @@ def test_a_client_of_a_server_that_dies_gets_an_error():
     from ident_ros.testing import isolated_context, spin_until
     from ident_ros.worker import while_served
 
-    with isolated_context(DOMAIN) as context:
+    with isolated_context() as context:
         server = rclpy.create_node('silent_server', context=context)
         asked = threading.Event()
 
@@ -65,7 +62,7 @@ def test_abandoned_work_ends_the_wait_with_the_reason():
     from ident_ros.testing import isolated_context, spin_until
     from ident_ros.worker import in_thread
 
-    with isolated_context(DOMAIN) as context:
+    with isolated_context() as context:
         node = rclpy.create_node('worker_test', context=context)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)

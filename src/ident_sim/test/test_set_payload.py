@@ -3,8 +3,6 @@ domain of this test alone): the configured payload is mounted and removed at run
 ground truth follows, and mounting without a configured payload is refused."""
 from __future__ import annotations
 
-import os
-import random
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,6 @@ import yaml
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 TIMEOUT = 60.0
-DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 
 
 @pytest.fixture
@@ -22,7 +19,7 @@ def ros():
 
     from ident_ros.testing import isolated_context
 
-    with isolated_context(DOMAIN) as context:
+    with isolated_context() as context:
         yield rclpy, context
 
 

@@ -12,8 +12,6 @@ when the contact ends, and samples with NaN or unknown joints are refused.
 from __future__ import annotations
 
 import math
-import os
-import random
 import time
 from pathlib import Path
 
@@ -23,7 +21,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
 TIMEOUT = 60.0
-DOMAIN = 100 + (random.randrange(90) + os.getpid()) % 90
 JOINTS = [f'joint{i}' for i in range(1, 7)]
 HOLD = [0.0, -0.5, 0.8, 0.0, 0.5, 0.0]
 NOISE = [0.2, 0.2, 0.1, 0.03, 0.03, 0.01]
@@ -40,7 +37,7 @@ def ros():
 
     from ident_ros.testing import isolated_context
 
-    with isolated_context(DOMAIN) as context:
+    with isolated_context() as context:
         yield rclpy, context
 
 

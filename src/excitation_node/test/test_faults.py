@@ -170,7 +170,8 @@ def test_a_dead_driver_stops_the_excitation(context, processes, tmp_path):
 
 
 def test_a_dead_recorder_stops_the_excitation_at_once(context, processes, tmp_path):
-    processes.append(start_process('recorder_node', {'output_dir': str(tmp_path / 'bags')}))
+    processes.append(start_process('recorder_node', {'output_dir': str(tmp_path / 'bags'),
+                                                     'urdf_file': str(URDF)}))
     g = Graph(context, tmp_path, sim_in_process=True)
     try:
         g.spin_until(lambda: g.node.recorder_alive, "the recorder's liveliness")

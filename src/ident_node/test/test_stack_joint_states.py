@@ -30,7 +30,9 @@ from ident_core.model.robot import load_robot
 from ident_core.sim.synthetic import perturbed_parameters, synthetic_dataset
 
 URDF = REPO / 'urdf' / 'six_axis_3kg.urdf'
-EXECUTABLE = REPO / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+# This workspace's installed copy (of the ROS 2 distribution set up), else the one on PATH.
+EXECUTABLE = (REPO / f"install-{os.environ.get('ROS_DISTRO', 'jazzy')}" / 'ident_node' / 'lib'
+              / 'ident_node' / 'recorder_node')
 if not EXECUTABLE.is_file() and shutil.which('recorder_node'):
     EXECUTABLE = Path(shutil.which('recorder_node'))
 pytestmark = pytest.mark.skipif(not EXECUTABLE.is_file(),

@@ -222,3 +222,68 @@ def test_recorder_identification_and_estimator_on_a_stack(ros, tmp_path):
                                [p.value for p in expected.base_parameters], rtol=1e-9)
     assert any(f'{gripper_count} /joint_states message(s) without every joint skipped' in line
                for line in result['identification']['preprocessing'])
+
+
+def test_a_urdf_joint_the_stack_never_publishes_is_one_error_naming_it(ros, tmp_path):
+    """The arm's broadcaster without joint6 (and the wheels), the gripper's between: the
+    recorder and the torque estimator (in this process, their callbacks fed directly) find no
+    sample and say once which joint never came; the bag cannot be identified, naming it."""
+    rclpy, context, _env = ros
+    from rclpy.parameter import Parameter
+    from sensor_msgs.msg import JointState
+
+    from ident_core.errors import InputError
+    from ident_core.monitoring.status import Level
+    from ident_core.workflows.inputs import RecordingOptions, read_recording
+    from ident_node.recorder_node import RecorderNode
+    from torque_estimator.torque_estimator_node import TorqueEstimatorNode
+
+    robot = load_robot(URDF)
+    arm = [*WHEELS, *robot.joint_names[:-1]]
+    messages = []
+    for k in range(200):
+        stamp = T0 + k * 2_000_000
+        names = list(datafiles.GRIPPER_JOINTS) if k % 10 == 3 else arm
+        msg = JointState(name=names, position=[0.1] * len(names), effort=[1.0] * len(names))
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 10**9)
+        messages.append((stamp, msg))
+    urdf = Parameter('urdf_file', value=str(URDF))
+    recorder = RecorderNode(context=context, parameter_overrides=[
+        urdf, Parameter('output_dir', value=str(tmp_path / 'bags'))])
+    estimator = TorqueEstimatorNode(context=context, parameter_overrides=[
+        urdf, Parameter('diagnostics_period', value=3600.0)])
+    errors, now = [], [T0]
+    recorder.get_logger().error = errors.append
+    recorder._now_ns = lambda: now[0]
+    T = recorder.typestore.types
+
+    def raw(msg):
+        """The CDR bytes a raw subscription takes (rclpy's serialize_message leaves padding
+        after them that rosbags refuses when the bag is read)."""
+        return bytes(recorder.typestore.serialize_cdr(T['sensor_msgs/msg/JointState'](
+            header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](
+                sec=msg.header.stamp.sec, nanosec=msg.header.stamp.nanosec), frame_id=''),
+            name=list(msg.name), position=np.array(msg.position), velocity=np.zeros(0),
+            effort=np.array(msg.effort)), 'sensor_msgs/msg/JointState'))
+    try:
+        bag = recorder.start('no_joint6')
+        for stamp, msg in messages:
+            now[0] = stamp + 100_000
+            recorder._on_joint_state(raw(msg))
+            estimator._on_joint_state(msg)
+        now[0] += 10**9
+        summary = recorder.stop()
+        status = estimator.estimation_status()
+    finally:
+        recorder.destroy_node()
+        estimator.destroy_node()
+    assert (summary.joint_state_messages, summary.other_joint_states) == (0, 200)
+    assert summary.missing_joints == ['joint6']
+    assert errors == [f'{bag.path}: no /joint_states message carries joint(s) joint6 '
+                      '(200 message(s) without them)']
+    assert (estimator.samples, estimator.refused, estimator.selection.skipped) == (0, 0, 200)
+    assert status.level == Level.ERROR
+    assert status.message.startswith('/joint_states: no message carries joint(s) joint6 '
+                                     '(200 message(s) without them)')
+    with pytest.raises(InputError, match=r'no message carries joint\(s\) joint6 \(200 '):
+        read_recording(bag.path, RecordingOptions(), robot.joint_names)

@@ -281,10 +281,10 @@ def test_the_controller_commands_are_the_reference(ros):
 
 def test_the_model_is_required(ros):
     rclpy, context = ros
+    from rclpy.parameter import Parameter
+
     from ident_core.errors import InputError
     from torque_estimator.torque_estimator_node import TorqueEstimatorNode
-
-    from rclpy.parameter import Parameter
 
     # without urdf_file the robot comes from robot_description_topic; without either, refused
     with pytest.raises(InputError, match='urdf_file and robot_description_topic are both empty'):

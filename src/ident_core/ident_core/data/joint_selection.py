@@ -78,7 +78,8 @@ class JointSelection:
         Returns
         -------
         list of str
-            In ``joints`` order.
+            Those of ``joints`` absent from every message given to ``columns``, in
+            ``joints`` order.
         """
         return [j for j in self.joints if j not in self._seen]
 
@@ -109,10 +110,11 @@ class JointSelection:
         Parameters
         ----------
         where : str
-            As for ``problem``.
+            What the messages came from, as for ``problem``.
 
         Returns
         -------
         InputError
+            With ``problem(where)`` as its message, for the caller to raise.
         """
         return InputError(self.problem(where))

@@ -70,16 +70,18 @@ def read_robot_urdf(robot: RobotModel) -> tuple[list[str], ET.Element, str]:
     Parameters
     ----------
     robot : RobotModel
+        Loaded from a file (``robot.urdf``) or from text (``robot.urdf_text``, e.g. a
+        ``robot_description`` message).
 
     Returns
     -------
     prolog, root, drake
-        As ``read_urdf``.
+        As ``read_urdf`` returns them, whichever the source.
 
     Raises
     ------
     InputError
-        As ``read_urdf``.
+        If the file or the text cannot be read as a URDF (naming the file or the source).
     """
     if robot.urdf is not None:
         return read_urdf(robot.urdf)

@@ -51,11 +51,12 @@ def joint_state_names(raw: bytes) -> tuple[str, ...]:
     Parameters
     ----------
     raw : bytes
-        CDR bytes with their encapsulation header.
+        The message as a raw subscription takes it (the encapsulation header first).
 
     Returns
     -------
     tuple of str
+        In the message's order, repeated names kept.
 
     Raises
     ------

@@ -1,10 +1,12 @@
 """Test support: an rclpy context of its own, so that tests running at the same time on one
-machine do not discover each other's nodes."""
+machine do not discover each other's nodes; a URDF of given joint names for nodes that need a
+robot model."""
 from __future__ import annotations
 
 import os
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 #: Environment of an isolated context: localhost discovery only.
 ENVIRONMENT = {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'}
@@ -89,8 +91,6 @@ def write_chain_urdf(path, joints: list[str], name: str = 'test_chain'):
     Path
         ``path``.
     """
-    from pathlib import Path
-
     parts = [f'<?xml version="1.0"?>\n<robot name="{name}">\n  <link name="base_link"/>\n']
     parent = 'base_link'
     for i, joint in enumerate(joints):

@@ -368,8 +368,9 @@ def _robot(model: pin.Model, locked_joints: dict | None, source: str, mimics: di
     if mimics:
         joint, leader = mimics[0]
         raise InputError(f'{source}: joint {joint} mimics {leader} (<mimic>), which is not '
-                         'supported: lock it (locked_joints), or remove its <mimic> element '
-                         'to treat it as an independent joint')
+                         'supported: make it type="fixed" in the URDF (an excitation can '
+                         'also hold it with locked_joints), or remove its <mimic> element to '
+                         'treat it as an independent joint')
     if model.nv == 0:
         raise InputError(f'{source}: URDF has no moving joint')
     lower, upper = position_limits(model)

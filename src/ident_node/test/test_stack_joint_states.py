@@ -6,7 +6,8 @@ identification node and the torque estimator (in this process) start without ``u
 the robot from the topic, and work on the arm's samples: the bag holds every message and counts
 the gripper's apart, the identification equals that of a bag of the arm's messages alone (the
 same samples: ground truth), the estimator estimates every arm sample and skips the gripper's. A
-recorder waiting for a description that never comes says so and ends on SIGINT."""
+recorder waiting for a description that never comes says so and ends on SIGINT. A URDF joint
+the stack never publishes is one error naming it (recorder, estimator, identification)."""
 from __future__ import annotations
 
 import os

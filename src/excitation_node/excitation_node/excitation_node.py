@@ -85,10 +85,13 @@ from ident_ros.worker import failure_message, in_thread, with_timeout
 
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
-# The watch takes the newest joint_states only, when it looks (a callback per 1 kHz sample
-# would rebuild this node's wait set a thousand times a second).
-LATEST_ONLY_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                             reliability=ReliabilityPolicy.BEST_EFFORT)
+# The watch takes the newest joint_states when it looks, not a callback per 1 kHz sample (that
+# would rebuild this node's wait set a thousand times a second); the newest few, because the
+# newest may be another publisher's (a gripper's broadcaster publishing right after the arm's
+# in every controller cycle would otherwise hide the arm's for good).
+NEWEST_SAMPLES = 8
+NEWEST_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=NEWEST_SAMPLES,
+                        reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
 class ExcitationNodeParameters(RobotDescriptionParameters, DiagnosticsConfig):
@@ -166,6 +169,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.tracking_limit = per_joint(p.tracking_error_limit, self.robot.n,
                                         'tracking_error_limit')
         self.measured: JointSample | None = None
+        self.samples_taken = 0
         self.watched = JointSelection(self.robot.joint_names)     # joints of the motion
         self.state_sub = None
         # joint_states are taken by a node of their own, spun only by the watch timer
@@ -407,11 +411,12 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.watch_since = self.last_watch = self.get_clock().now().nanoseconds
         self.watched = JointSelection(names)
         self.state_sub = self.state_node.create_subscription(
-            JointState, self.joint_states_topic, self._on_joint_state, LATEST_ONLY_QOS)
+            JointState, self.joint_states_topic, self._on_joint_state, NEWEST_QOS)
 
     def _on_joint_state(self, msg: JointState) -> None:
         """The newest sample, if it names every joint of the motion (another publisher's, e.g.
         a gripper's, is no sign that the arm's stream is alive)."""
+        self.samples_taken += 1
         if self.watched.columns(msg.name) is None:
             return
         stamp = Time.from_msg(msg.header.stamp).nanoseconds
@@ -429,7 +434,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         if late:                 # this node did not run for a while: the messages may be queued
             return
         self._watch_recorder(now)
-        self.state_executor.spin_once(timeout_sec=0.0)       # the newest sample, if any
+        for _ in range(NEWEST_SAMPLES):                      # the queued samples, oldest first
+            taken = self.samples_taken
+            self.state_executor.spin_once(timeout_sec=0.0)
+            if self.samples_taken == taken:
+                break
         reason, error = watchdog.check(motion, now, self.watch_since, self.measured)
         if error is not None:
             self.tracking.add(error)

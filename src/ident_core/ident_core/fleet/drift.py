@@ -22,8 +22,8 @@ without a break. Statistics: ``statistics``.
 Why friction: wear raises a joint's friction, and temperature and load change it too, by more
 than early wear does (A. C. Bittencourt, P. Axelsson, "Modeling and experiment design for
 identification of wear in a robot joint under load and temperature uncertainties based on
-friction data", IEEE/ASME Trans. Mechatronics 19(5), 2014, DOI 10.1109/TMECH.2013.2293001, not
-verified; report LiTH-ISY-R-3058, Linköping University, 2013): hence a baseline of several
+friction data", IEEE/ASME Trans. Mechatronics 19(5), 2014; preprint: report LiTH-ISY-R-3058,
+Linköping University, 2013, urn:nbn:se:liu:diva-90023): hence a baseline of several
 nights, a change judged against their scatter, and the same excitation every night.
 """
 from __future__ import annotations

@@ -32,6 +32,11 @@ from .records import Task, TaskRecord
 HASHES = '.file-hashes.json'
 #: Retries of a task that raised an unexpected error (a lost worker is not counted here).
 RETRIES = 1
+#: Dask configuration of the embedded cluster's workers: without the ``MALLOC_TRIM_THRESHOLD_``
+#: that Dask's nanny sets by default (``distributed.nanny.pre-spawn-environ``). Setting it turns
+#: off glibc's dynamic mmap threshold, so every array above 128 kB is mapped and unmapped again;
+#: a task then runs 2–3× slower (``tasks.allocator_warning``).
+WORKER_ENVIRONMENT = {'distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_': None}
 
 
 @dataclass
@@ -131,6 +136,7 @@ class Engine:
         """
         if self.client is None:
             # distributed takes about a second to import: only when a task runs
+            import dask.config
             from distributed import Client, LocalCluster, as_completed
 
             if self.scheduler:
@@ -140,9 +146,10 @@ class Engine:
                     raise InputError(f'--scheduler {self.scheduler}: cannot connect '
                                      f'({exc})') from None
             else:
-                self._cluster = LocalCluster(
-                    n_workers=self.workers or os.cpu_count() or 1, threads_per_worker=1,
-                    processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+                with dask.config.set(WORKER_ENVIRONMENT):
+                    self._cluster = LocalCluster(
+                        n_workers=self.workers or os.cpu_count() or 1, threads_per_worker=1,
+                        processes=True, dashboard_address=None, silence_logs=logging.ERROR)
                 self.client = Client(self._cluster)
             self._completed = as_completed()
         return self.client

@@ -15,6 +15,8 @@ result: a record with status ``failed`` and the one line the CLI would print.
 """
 from __future__ import annotations
 
+import logging
+import os
 import time
 import warnings
 from pathlib import Path
@@ -28,6 +30,32 @@ from .records import ActuatorParameters, ModelErrors, Task, TaskRecord
 
 #: Whether this process has limited its BLAS threads (once per worker process).
 _THREADS_LIMITED = []
+
+
+def allocator_warning(environ) -> str:
+    """Why this worker process runs the tasks slowly, if it was started with
+    ``MALLOC_TRIM_THRESHOLD_`` set (Dask's nanny sets it to 64 kB by default).
+
+    Any of glibc's ``MALLOC_*_`` tuning variables turns off its dynamic mmap threshold: every
+    array above 128 kB is then mapped and unmapped again, and an identification or a validation
+    runs 2–3× slower (measured on this project's fleet tasks).
+
+    Parameters
+    ----------
+    environ : mapping of str to str
+        The process's environment.
+
+    Returns
+    -------
+    str
+        The warning with the fix, or ``''``.
+    """
+    if 'MALLOC_TRIM_THRESHOLD_' not in environ:
+        return ''
+    return (f'this worker runs with MALLOC_TRIM_THRESHOLD_={environ["MALLOC_TRIM_THRESHOLD_"]} '
+            "(Dask's nanny default): tasks run 2-3x slower; start the workers with "
+            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_ set to null in the Dask "
+            'configuration (docs/fleet.md)')
 
 
 def run_task(task: Task) -> TaskRecord:
@@ -55,6 +83,8 @@ def run_task(task: Task) -> TaskRecord:
     if not _THREADS_LIMITED:
         limit_blas_threads()
         _THREADS_LIMITED.append(True)
+        if warning := allocator_warning(os.environ):
+            logging.getLogger(__name__).warning(warning)
     start = time.perf_counter()
     folder = Path(task.folder)
     for stale in folder.glob('.*.tmp'):

@@ -135,6 +135,8 @@ def _broken_arrays(edits: dict, rec: Recording):
         tau[:, [a, b]] = tau[:, [b, a]]
     for j, value in edits.get('constant_effort', {}).items():
         tau[:, j] = value
+    for j, factor in edits.get('effort_scale', {}).items():
+        tau[:, j] *= factor
     for j, value in edits.get('hold', {}).items():
         q[:, j] = value
     arrays = {'t': t, 'q': q, 'tau': tau}

@@ -13,7 +13,7 @@ from ..payload.methods import METHODS, PayloadConfig
 from ..workflows.payload import export_payload_urdf, payload_from_recordings
 from .identify import config_from_args
 from .progress import progress_bar
-from .recordings import add_recording_arguments, recording_options
+from .recordings import IGNORE_PLAUSIBILITY_HELP, add_recording_arguments, recording_options
 from .report import REPORT_HELP, print_report
 
 
@@ -52,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--decimate', type=int, metavar='K',
                         help='parallel decimation factor (default 0: automatic)')
     add_recording_arguments(parser)
+    parser.add_argument('--ignore-plausibility', action='store_true', default=None,
+                        help=IGNORE_PLAUSIBILITY_HELP)
     parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.add_argument('--export-urdf', metavar='ROBOT.urdf',

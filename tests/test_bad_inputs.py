@@ -153,6 +153,11 @@ def _write_broken_csv(edits: dict, path: Path, rec: Recording, t, q, tau) -> Non
     text = path.read_text()
     for old, new in edits.get('replace', []):
         text = text.replace(old, new, 1)
+    if 'cut_row' in edits:                    # [data row, cells kept]: a row cut short
+        lines = text.split('\n')
+        row, cells = edits['cut_row']
+        lines[row + 1] = ','.join(lines[row + 1].split(',')[:cells])
+        text = '\n'.join(lines)
     path.write_text(text)
 
 

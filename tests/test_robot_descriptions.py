@@ -16,6 +16,8 @@ import yaml
 
 from ident_core.data.datasets import Dataset
 from ident_core.errors import DataWarning, InputError
+from ident_core.estimation import fit_check
+from ident_core.estimation.effort_scale import diagnose_efforts, urdf_gains
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.friction.models import Friction
 from ident_core.model.robot import load_robot, wrapped_angle
@@ -514,16 +516,49 @@ def ur5_run():
     return robot, *simulated_run(robot, *excitation(robot))[:2]
 
 
+def _diagnosing(monkeypatch) -> dict:
+    """Record what ``check_fit`` finds: the URDF gains (``gains``) and the diagnoses
+    (``found``) of the last identification."""
+    seen = {}
+
+    def gains(*args, **kwargs):
+        seen['gains'] = urdf_gains(*args, **kwargs)
+        return seen['gains']
+
+    def diagnose(*args, **kwargs):
+        seen['found'] = diagnose_efforts(*args, **kwargs)
+        return seen['found']
+
+    monkeypatch.setattr(fit_check, 'urdf_gains', gains)
+    monkeypatch.setattr(fit_check, 'diagnose_efforts', diagnose)
+    return seen
+
+
+@pytest.fixture(scope='module')
+def ur5_clean(ur5_run):
+    """The run as logged: its URDF gains and its identification's relative fit error."""
+    robot, recording, _ = ur5_run
+    with pytest.MonkeyPatch.context() as mp:
+        seen = _diagnosing(mp)
+        model = identify(robot, [recording], IdentificationConfig())
+    assert seen['found'] == []
+    return seen['gains'], model.stats['relative_error_percent'] / 100
+
+
 @needs_erd
 @pytest.mark.parametrize('fault', EFFORT_FAULTS)
-def test_a_wrong_effort_unit_or_sign_is_refused_naming_the_fix(ur5_run, fault):
+def test_a_wrong_effort_unit_or_sign_is_refused_naming_the_fix(ur5_run, ur5_clean, fault,
+                                                              monkeypatch):
     """Issue 29 §2: the run as logged identifies (< 1 % against the true torques, in
     ``test_a_real_description_identifies_a_simulated_run``); each logging fault is refused in
-    one line naming the joint and the ``effort.scale`` that undoes it. With
-    ``ignore_plausibility`` the same words are a warning and the model stands."""
+    one line naming the joint and the ``effort.scale`` that undoes it, and the corrected
+    efforts fit within 2× of the clean run's fit by the model that shows it (the URDF model
+    with friction fitted, or the identification). With ``ignore_plausibility`` the same words
+    are a warning and the model stands."""
     robot, recording, _ = ur5_run
     factors, words = EFFORT_FAULTS[fault]
     faulty = replace(recording, effort=recording.effort * factors)
+    seen = _diagnosing(monkeypatch)
     with pytest.raises(InputError) as info:
         identify(robot, [faulty], IdentificationConfig())
     message = str(info.value)
@@ -531,5 +566,10 @@ def test_a_wrong_effort_unit_or_sign_is_refused_naming_the_fix(ur5_run, fault):
     assert '\n' not in message and '--ignore-plausibility' in message
     for w in words:
         assert w in message, message
+    (d,) = seen['found']
+    gains, fit = ur5_clean
+    clean = gains.error(list(range(robot.n)) if d.joint is None else [d.joint], 1.0) \
+        if d.evidence == 'urdf' else fit
+    assert d.after <= 2 * clean and d.before >= 2 * d.after, (d, clean)
     with pytest.warns(DataWarning, match=words[0]):
         identify(robot, [faulty], IdentificationConfig(ignore_plausibility=True))

@@ -120,9 +120,11 @@ def print_payload(content) -> None:
     for name, why in content.failures.items():
         print(f'{name:<22}no estimate: {why}')
     if content.drive_gains is not None:
-        print('drive gains (joint torque = gain × recorded effort): '
-              + ' '.join(f'{g:.4f}±{s:.2g}' for g, s in zip(content.drive_gains,
-                                                           content.drive_gains_std)))
+        kept = content.drive_gains_undetermined
+        print('drive gains (joint torque = gain × recorded effort): ' + ' '.join(
+            f'{e:.3g}±{s:.2g} (not determined: 1)' if j in kept else f'{g:.4f}±{s:.2g}'
+            for j, g, e, s in zip(content.robot.joints, content.drive_gains,
+                                  content.drive_gains_estimate, content.drive_gains_std)))
 
 
 def _exported(outcome) -> str:

@@ -312,6 +312,28 @@ def test_cli_writes_payload_yaml_and_urdf(robot, runs, phi, tmp_path, capsys):
                                before + frame.transform @ phi, atol=1e-6)
 
 
+def test_cli_reports_each_drive_gain_and_keeps_an_undetermined_one(robot, truths, tmp_path,
+                                                                   capsys):
+    """``payload --known-mass``: the summary prints each gain with its standard deviation, the
+    base joint's (hardly moving, vertical axis) marked not determined; PAYLOAD.yaml holds the
+    gains applied (1 for it), the estimates, their standard deviations and the joint."""
+    files = [write_npz(tmp_path / f'{k}.npz', noisy_run(robot, truth, seed, 0.05))
+             for k, truth, seed in (('unloaded', truths[0], 1), ('loaded', truths[1], 2))]
+    out = tmp_path / 'PAYLOAD.yaml'
+    code = main(['payload', '--urdf', str(ARM6), '--unloaded', str(files[0]), '--loaded',
+                 str(files[1]), '--method', 'global', '--frame', FRAME, '--known-mass',
+                 str(MASS), '--out', str(out)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    content = PayloadFile.read(out)
+    assert content.drive_gains_undetermined == ['joint1'] and content.drive_gains[0] == 1.0
+    line = next(x for x in printed.out.splitlines() if x.startswith('drive gains'))
+    first = f'{content.drive_gains_estimate[0]:.3g}±{content.drive_gains_std[0]:.2g}'
+    assert f'{first} (not determined: 1)' in line and line.count('±') == robot.n, line
+    assert 'drive gain of joint1 is not determined' in printed.err
+    np.testing.assert_allclose(content.drive_gains[1:], GAINS[1:], rtol=0.05)
+
+
 def test_cli_bad_frame_is_one_line_exit_2(runs, tmp_path, capsys):
     data = write_npz(tmp_path / 'loaded.npz', runs['other'])
     code = main(['payload', '--urdf', str(ARM6), '--unloaded', str(data), '--loaded', str(data),

@@ -45,9 +45,11 @@ import numpy as np
 
 from ..errors import IdentError
 from . import metrics
+from .estimators import TRUSTED_STD_PERCENT
 
-#: A gain is determined when its standard deviation is below this fraction of its magnitude.
-DETERMINED = 0.1
+#: A gain is determined when its standard deviation is below this fraction of its magnitude
+#: (an identified parameter's trust limit).
+DETERMINED = TRUSTED_STD_PERCENT / 100
 #: A gain off by more than this factor (either way) is far from 1.
 FAR_FROM_ONE = 3.0
 #: The data as logged must miss the URDF model this many times more than the corrected data.

@@ -140,6 +140,9 @@ def test_a_wrong_unit_or_sign_is_named_with_its_fix(factors, joint, correction, 
     assert (d.joint, d.unit) == (joint, unit)
     assert d.correction == pytest.approx(correction, rel=0.02)
     assert d.after <= CLEAN_FIT and d.before >= 2 * d.after
+    # a fit good on every joint: one joint's sign or scale is not tried, a common scale is
+    assert diagnose_efforts(urdf_gains(measured * factors, prior, w, free),
+                            poorly_fitted=False) == ([] if joint is not None else found)
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert diagnose_efforts(urdf_gains(measured, prior, w, free)) == []   # as logged: none

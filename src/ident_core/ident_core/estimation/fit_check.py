@@ -3,8 +3,10 @@ unit or with the opposite sign (docs/methods.md §3, "Plausibility").
 
 First, whatever the fit (a common scale fits a linear model as well as the right unit), the
 efforts are compared with the URDF model's torques for a wrong unit or sign (``effort_scale``):
-a correction that explains the data is refused, naming the ``effort.scale`` to set. (This comes
-first: a poor fit from a wrong sign can make a column correlate with another joint's torque.)
+a correction that explains the data is refused, naming the ``effort.scale`` to set; one joint's
+sign or scale only when the identification misses some joint by more than ``FIT_ERROR_LIMIT``
+(its own relative error). (This comes first: a poor fit from a wrong sign can make a column
+correlate with another joint's torque.)
 Then, above ``FIT_ERROR_LIMIT`` relative error, each badly fitted torque column (its own error
 above the limit too) is compared with the a-priori (URDF) model's torque of every joint on the
 same motion: a column that follows another joint's model torque much better than its own names
@@ -80,15 +82,16 @@ def check_fit(predicted: np.ndarray, measured: np.ndarray, prior: np.ndarray,
     """
     error = metrics.relative_error_percent(predicted, measured)
     poor = error > FIT_ERROR_LIMIT
+    spread = np.sqrt(np.mean(measured ** 2, axis=0))
+    per_joint = 100 * metrics.rmse(predicted, measured) / np.where(spread > 0, spread, 1.0)
     faults = diagnose_efforts(urdf_gains(measured, prior, w, free, mask),
-                              Refit(measured, predicted, refit) if poor and refit else None)
+                              Refit(measured, predicted, refit) if poor and refit else None,
+                              bool(np.any(per_joint > FIT_ERROR_LIMIT)))
     if faults:
         refuse(f'{sources}: ' + '; '.join(d.describe(joint_names) for d in faults), ignore)
         return
     if not poor:
         return
-    spread = np.sqrt(np.mean(measured ** 2, axis=0))
-    per_joint = 100 * metrics.rmse(predicted, measured) / np.where(spread > 0, spread, 1.0)
     errors = ', '.join(f'{j} {e:.0f} %' for j, e in zip(joint_names, per_joint))
     corr = np.abs(_correlation(measured, prior))
     suspects = [(j, int(np.argmax(corr[j]))) for j in range(len(joint_names))

@@ -1,9 +1,11 @@
 """Simulated ros2_control hardware: behaves like a joint_trajectory_controller plus a
 joint_state_broadcaster on EtherCAT drives (``ident_core.sim.simulator``).
 
-Subscribes ``trajectory_msgs/JointTrajectory`` (default ``/joint_trajectory_controller/
-joint_trajectory``), publishes ``sensor_msgs/JointState`` on ``/joint_states`` at the control
-rate with header stamps ``start + k·dt``, and optionally ``/clock``. The ground truth goes to
+Subscribes ``trajectory_msgs/JointTrajectory`` (default ``joint_trajectory_controller/
+joint_trajectory``, in its namespace), publishes ``sensor_msgs/JointState`` on ``joint_states``
+at the control rate with header stamps ``start + k·dt``, and optionally ``/clock``. The
+simulated robot is ``urdf_file``, or the URDF its stack publishes on ``robot_description``
+(``ident_ros.robot_description``). The ground truth goes to
 ``ground_truth_dir`` (``ground_truth.yaml`` at start and whenever the payload changes;
 ``truth_log.npz`` — every published stamp with the true state and noise-free torque — on
 ``~/write_ground_truth`` and at shutdown), never onto a topic. ``~/set_payload``
@@ -39,7 +41,6 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
-from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import realtime_status
 from ident_core.monitoring.statistics import RealtimeMonitor
 from ident_core.monitoring.status import DiagnosticsConfig, Status
@@ -50,7 +51,8 @@ from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
 from ident_ros.conversions import joint_state_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
-from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.trajectories import trajectory_points
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
@@ -58,14 +60,15 @@ REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
 REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
-class SimNodeParameters(SimulationConfig, DiagnosticsConfig):
-    """Parameters of the simulator node: the simulated hardware plus its interfaces."""
+class SimNodeParameters(SimulationConfig, RobotDescriptionParameters, DiagnosticsConfig):
+    """Parameters of the simulator node: the simulated hardware plus its interfaces; the
+    robot model (``urdf_file``, or the URDF on ``robot_description_topic``) is the simulated
+    robot."""
 
-    urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required).')
-    trajectory_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+    trajectory_topic: str = Field('joint_trajectory_controller/joint_trajectory',
                                   description='JointTrajectory topic of the simulated '
                                               'joint_trajectory_controller.')
-    joint_states_topic: str = Field('/joint_states', description='JointState output.')
+    joint_states_topic: str = Field('joint_states', description='JointState output.')
     ground_truth_dir: str = Field('ground_truth', description='Folder of the ground truth, '
                                   '``ground_truth.yaml`` and ``truth_log.npz``.')
     publish_clock: bool = Field(False, description='Publish ``/clock`` (nodes then use '
@@ -88,7 +91,7 @@ class SimNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('ident_sim', **kwargs)
         p = declare_parameters(self, SimNodeParameters)
-        self.robot = load_robot(p.urdf_file)
+        self.robot = robot_model(self, p)
         self.hardware = p.hardware(self.robot.n)
         self.sim = RobotSimulator(self.robot, self.hardware)
         self.dt_ns = int(round(self.hardware.dt * 1e9))

@@ -128,10 +128,12 @@ class TrajectoryActionServer:
 
     def _end(self, status: str, code: int, text: str, detail: str = '') -> None:
         running, self.running = self.running, None
-        log = self.node.get_logger()
-        message = f'FollowJointTrajectory goal {status}: {RESULT_CODES[code]} {text}'
-        (log.info if status == 'succeeded' else log.warning)(
-            message + (f' ({detail})' if detail else ''))
+        message = f'FollowJointTrajectory goal {status}: {RESULT_CODES[code]} {text}' + (
+            f' ({detail})' if detail else '')
+        if status == 'succeeded':
+            self.node.get_logger().info(message)
+        else:
+            self.node.get_logger().warning(message)
         running.done.set_result((status, code, text))
 
     def step(self, now: float, stamp, desired, position, velocity) -> None:

@@ -108,8 +108,8 @@ def test_the_whole_motion_is_one_goal_on_the_grid_ending_at_rest(limits, fourier
     assert np.abs(points.qdd[[0, -1]]).max() < 1e-12
     for got, want in zip(points[1:], motion.sample(points.times)):
         np.testing.assert_array_equal(got, want)
-    # a 60 s motion on the 10 ms grid: 6001 points, sent 0.8 s ahead of its first one
-    assert goal_lead(6001) == pytest.approx(LEAD + 0.6001)
+    # a 60 s motion on the 10 ms grid: 6001 points, sent 1.1 s ahead of its first one
+    assert goal_lead(6001) == pytest.approx(1.1001)
     assert motion_points(motion, 1.005, 1.009, 0.01) is None          # no grid point in it
 
 

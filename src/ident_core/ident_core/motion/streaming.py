@@ -29,10 +29,12 @@ from .plan import ExcitationPlan, Motion, StageTime
 
 LEAD = 0.2                  # s between planning a motion (or its stop) and its first point
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
-# s per point of a whole-motion goal, on top of LEAD, before its first point: the goal must reach
-# the controller first (this workspace's Python simulator takes about 40 µs per point on a busy
-# machine to receive one; a 60 s motion on the 10 ms grid is 6001 points, 1.1 MB)
-GOAL_LEAD_PER_POINT = 1e-4
+# Between sending a whole-motion goal and its first point: GOAL_LEAD plus GOAL_LEAD_PER_POINT per
+# point, for the goal to reach the controller first (this workspace's Python simulator takes about
+# 40 µs per point to receive one on a busy machine; a 60 s motion on the 10 ms grid is 6001
+# points, 1.1 MB)
+GOAL_LEAD = 0.5             # s
+GOAL_LEAD_PER_POINT = 1e-4  # s
 
 
 class Feedback(NamedTuple):
@@ -332,9 +334,9 @@ def goal_lead(points: int) -> float:
     Returns
     -------
     float
-        ``LEAD`` plus ``GOAL_LEAD_PER_POINT`` per point [s] (0.8 s for 6001 points).
+        ``GOAL_LEAD`` plus ``GOAL_LEAD_PER_POINT`` per point [s] (1.1 s for 6001 points).
     """
-    return LEAD + GOAL_LEAD_PER_POINT * points
+    return GOAL_LEAD + GOAL_LEAD_PER_POINT * points
 
 
 def tolerance_values(value, n: int, field: str) -> np.ndarray:

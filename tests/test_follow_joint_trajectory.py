@@ -201,19 +201,24 @@ def goal_events(log: str) -> list[str]:
             else line.split(marker, 1)[1] for line in log.splitlines() if marker in line]
 
 
+def assert_stopped_by_a_replacing_goal(graph: Graph) -> None:
+    """The simulated controller pre-empted the excitation's goal by the stop goal, which
+    succeeded; the arm is at rest, and nothing went on the topic."""
+    log = graph.wait_for_log('sim_node', 'FollowJointTrajectory goal succeeded')
+    assert goal_events(log) == [
+        'accepted', 'aborted: INVALID_GOAL Current goal preempted by new incoming action.',
+        'accepted', 'succeeded: SUCCESSFUL Goal successfully reached!'], log[-3000:]
+    graph.assert_at_rest()
+    assert graph.commands == []
+
+
 def test_a_cancelled_excitation_stops_through_a_replacing_goal(graph):
     handle = graph.excite()
     handle.cancel_goal_async()
     result = graph.result(handle)
     assert not result.success and result.message == 'cancel requested', result.message
     assert result.duration < PERIODS
-    log = graph.wait_for_log('sim_node', 'FollowJointTrajectory goal succeeded')
-    assert goal_events(log) == [
-        'accepted', 'aborted: INVALID_GOAL Current goal preempted by new incoming action.',
-        'accepted', 'succeeded: SUCCESSFUL Goal successfully reached!'], log[-3000:]
-    # at rest (the goal ended after settle_time at rest), and nothing went on the topic
-    graph.assert_at_rest()
-    assert graph.commands == []
+    assert_stopped_by_a_replacing_goal(graph)
     assert f'via FollowJointTrajectory {ACTION}' in graph.logs['excitation_node'].read_text()
 
 
@@ -248,12 +253,7 @@ def test_sigint_stops_the_arm_through_a_replacing_goal(graph):
     node.send_signal(signal.SIGINT)
     assert node.wait(timeout=TIMEOUT) == 0, graph.log(node)
     # the node left once the controller took its stop; the controller ran it to the end
-    log = graph.wait_for_log('sim_node', 'FollowJointTrajectory goal succeeded')
-    assert goal_events(log) == [
-        'accepted', 'aborted: INVALID_GOAL Current goal preempted by new incoming action.',
-        'accepted', 'succeeded: SUCCESSFUL Goal successfully reached!'], log[-3000:]
-    graph.assert_at_rest()
-    assert graph.commands == []
+    assert_stopped_by_a_replacing_goal(graph)
 
 
 def test_auto_takes_the_topic_when_the_controller_has_no_action_server(control_msgs_env,

@@ -123,9 +123,9 @@ class ExcitationNodeParameters(DiagnosticsConfig):
         '(FollowJointTrajectory, needs control_msgs), ``topic`` (JointTrajectory messages) or '
         '``auto`` (the action when control_msgs is installed and its server answers within '
         '``controller_wait``, else the topic).')
-    controller_wait: PositiveFloat = Field(
-        2.0, description='How long a goal waits for the FollowJointTrajectory server [s] '
-        '(``auto``: then the topic; ``action``: then the goal fails).')
+    controller_wait: PositiveFloat = Field(2.0, description='How long a goal waits for the '
+                                           'FollowJointTrajectory server [s] (``auto``: then '
+                                           'the topic; ``action``: then the goal fails).')
     path_tolerance: list[float] = Field(
         [0.0], description='FollowJointTrajectory: the controller aborts the motion when a '
         'joint is further than this from its command [rad or m], one value or one per joint '

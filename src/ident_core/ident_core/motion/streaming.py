@@ -340,21 +340,22 @@ def goal_lead(points: int) -> float:
 
 
 def tolerance_values(value, n: int, field: str) -> np.ndarray:
-    """A per-joint ``FollowJointTrajectory`` tolerance as the parameters give it.
+    """A per-joint ``FollowJointTrajectory`` tolerance as the parameters give it
+    (``schema.per_joint``, with the values of ``JointTolerance.msg``).
 
     Parameters
     ----------
     value : float or list of float
-        One value for every joint or one per joint: > 0 the tolerance, 0 the controller's
-        default, −1 none (``JointTolerance.msg``).
+        > 0 the tolerance, 0 the controller's default, −1 none; for every joint or per joint.
     n : int
-        Number of joints.
+        The robot's joints.
     field : str
-        Parameter name, for the error message.
+        The parameter, named by the error.
 
     Returns
     -------
     (n,) ndarray
+        The tolerances [rad or m] (with 0 and −1 as given).
 
     Raises
     ------

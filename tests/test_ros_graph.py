@@ -129,9 +129,10 @@ def _follow_joint_trajectory(tmp_path: Path, control_msgs_env: dict | None):
         return [], None
     config = REPO / 'config' / 'six_axis_3kg' / 'excitation_node.yaml'
     params = yaml.safe_load(config.read_text())
+    # controller_wait and goal_lead: tests/test_follow_joint_trajectory.py's BUSY_MACHINE
     params['excitation_node']['ros__parameters'].update(
         controller_interface='action', path_tolerance=[0.1], goal_tolerance=[0.01],
-        goal_time_tolerance=2.0)
+        goal_time_tolerance=2.0, controller_wait=30.0, goal_lead=2.0)
     path = tmp_path / 'excitation_node.yaml'
     path.write_text(yaml.safe_dump(params))
     env = _environment()

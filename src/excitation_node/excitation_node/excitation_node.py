@@ -135,6 +135,10 @@ class ExcitationNodeParameters(DiagnosticsConfig):
         [0.0], description='FollowJointTrajectory: largest distance from the final position '
         'that ends the motion successfully [rad or m], one value or one per joint (URDF '
         "order); 0: the controller's default (``constraints.<joint>.goal``), -1: none.")
+    goal_lead: PositiveFloat = Field(
+        0.5, description='FollowJointTrajectory: time between sending the goal and its first '
+        'point [s], plus 0.1 ms per point (the controller must have it before it starts: '
+        'it would otherwise jump into the motion).')
     goal_time_tolerance: float = Field(
         0.0, ge=0, description='FollowJointTrajectory: time after the end of the motion '
         'within which the robot must be within ``goal_tolerance`` [s]; 0: the '
@@ -307,7 +311,8 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.failure = ''
         self._watch_joint_states(names, request.record)
         lead = streaming.LEAD if not self.via_action else streaming.goal_lead(
-            len(streaming.point_times(0.0, plan.duration, self.p.point_period, plan.duration)))
+            len(streaming.point_times(0.0, plan.duration, self.p.point_period, plan.duration)),
+            self.p.goal_lead)
         self.motion = Motion(plan, self.get_clock().now().nanoseconds + int(lead * 1e9))
         self.sent_until = -np.inf
         self.described = 0
@@ -370,6 +375,11 @@ class ExcitationNode(lifecycle.GracefulNode):
             accepted, reason = False, str(exc)
         else:
             reason = '' if accepted else streaming.controller_rejection(name)
+            late = self._plan_time()
+            if accepted and late > 0:
+                self.get_logger().warning(
+                    f'{name} accepted the goal {late:.3f} s after its first point: it may have '
+                    'started into the motion (raise goal_lead)')
         if not accepted:
             self.result_pending = False
             self.failure = reason

@@ -109,7 +109,7 @@ def test_the_whole_motion_is_one_goal_on_the_grid_ending_at_rest(limits, fourier
     for got, want in zip(points[1:], motion.sample(points.times)):
         np.testing.assert_array_equal(got, want)
     # a 60 s motion on the 10 ms grid: 6001 points, sent 1.1 s ahead of its first one
-    assert goal_lead(6001) == pytest.approx(1.1001)
+    assert goal_lead(6001, 0.5) == pytest.approx(1.1001)
     assert motion_points(motion, 1.005, 1.009, 0.01) is None          # no grid point in it
 
 

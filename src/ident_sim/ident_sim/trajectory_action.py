@@ -78,10 +78,12 @@ class TrajectoryActionServer:
         self.now, self.start_time, self.replace, self.hold = now, start_time, replace, hold
         self.defaults = Tolerances.defaults(robot.n)
         self.running: _Running | None = None
+        self.done: dict[int, Future] = {}       # id(goal handle) -> its end
         self.first = False
         self.next_feedback = 0.0
         self.server = ActionServer(node, FollowJointTrajectory, name, self._execute,
                                    goal_callback=self._on_goal,
+                                   handle_accepted_callback=self._on_accepted,
                                    cancel_callback=self._on_cancel)
 
     def _on_goal(self, goal) -> GoalResponse:
@@ -103,25 +105,30 @@ class TrajectoryActionServer:
             self.hold()
         return CancelResponse.ACCEPT
 
-    async def _execute(self, handle):
+    def _on_accepted(self, handle) -> None:
+        """The controller's ``goal_accepted_callback``: the goal's trajectory replaces the
+        running one at once (the goal running is pre-empted), then the goal executes."""
         if self.running is not None:
             self._end('aborted', INVALID_GOAL, PREEMPTED)
-        goal = handle.request
+        goal, done = handle.request, Future()
         end = self.replace(goal.trajectory)
         if end is None:             # its points passed while it waited
-            handle.abort()
-            return FollowJointTrajectory.Result(error_code=INVALID_GOAL,
-                                                error_string='trajectory ends in the past')
-        tolerances, problem = goal_tolerances(self.defaults, self.robot.joint_names,
-                                              *goal_tolerances_of(goal))
-        if problem:
-            self.node.get_logger().error(f'FollowJointTrajectory goal: {problem}')
-        self.running = running = _Running(handle, tolerances, end, Future())
-        self.first, self.next_feedback = True, 0.0
-        points = goal.trajectory.points
-        self.node.get_logger().info(
-            f'FollowJointTrajectory goal accepted: {len(points)} points until t = {end:.3f} s')
-        status, code, text = await running.done
+            done.set_result(('aborted', INVALID_GOAL, 'trajectory ends in the past'))
+        else:
+            tolerances, problem = goal_tolerances(self.defaults, self.robot.joint_names,
+                                                  *goal_tolerances_of(goal))
+            if problem:
+                self.node.get_logger().error(f'FollowJointTrajectory goal: {problem}')
+            self.running = _Running(handle, tolerances, end, done)
+            self.first, self.next_feedback = True, 0.0
+            self.node.get_logger().info(f'FollowJointTrajectory goal accepted: '
+                                        f'{len(goal.trajectory.points)} points until t = '
+                                        f'{end:.3f} s')
+        self.done[id(handle)] = done
+        handle.execute()
+
+    async def _execute(self, handle):
+        status, code, text = await self.done.pop(id(handle))
         getattr(handle, {'aborted': 'abort', 'canceled': 'canceled',
                          'succeeded': 'succeed'}[status])()
         return FollowJointTrajectory.Result(error_code=code, error_string=text)

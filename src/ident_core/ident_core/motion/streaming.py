@@ -6,7 +6,7 @@ position the robot stands at) becomes an ``ExcitationPlan`` started ``LEAD`` aft
 planned. Over the controller's topic, the runner then sends, every send period, the motion of the
 next horizon as one ``JointTrajectory`` whose points lie on a grid aligned to plan time 0 (each
 message replaces the rest of the previous one, ``controller``). Over its
-``FollowJointTrajectory`` action, the whole motion is one goal on the same grid, started
+``FollowJointTrajectory`` action, the whole motion is one goal on the same grid, starting
 ``goal_lead`` after it is sent, with the tolerances of ``tolerance_values``; a stop replaces it by
 a goal of the rest of the motion, and a goal the controller ends is reported by
 ``controller_failure``. The runner describes each stage when the motion into it begins, reports
@@ -29,12 +29,11 @@ from .plan import ExcitationPlan, Motion, StageTime
 
 LEAD = 0.2                  # s between planning a motion (or its stop) and its first point
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
-# Between sending a whole-motion goal and its first point: GOAL_LEAD plus GOAL_LEAD_PER_POINT per
-# point, for the goal to reach the controller first (this workspace's Python simulator takes about
+# s per point of a whole-motion goal between sending it and its first point, on top of a fixed
+# lead, for the goal to reach the controller first (this workspace's Python simulator takes about
 # 40 µs per point to receive one on a busy machine; a 60 s motion on the 10 ms grid is 6001
 # points, 1.1 MB)
-GOAL_LEAD = 0.5             # s
-GOAL_LEAD_PER_POINT = 1e-4  # s
+GOAL_LEAD_PER_POINT = 1e-4
 
 
 class Feedback(NamedTuple):
@@ -320,23 +319,27 @@ def motion_points(motion: Motion, t_from: float, t_to: float, step: float) -> Po
     return Points(times, *motion.sample(times))
 
 
-def goal_lead(points: int) -> float:
+def goal_lead(points: int, lead: float) -> float:
     """Time between sending a whole-motion ``FollowJointTrajectory`` goal and its first point.
 
-    A trajectory whose first points are past when the controller gets it would start with a
-    jump; until its first point the controller holds the robot where it stands.
+    A trajectory whose first points are past when the controller takes it starts with a jump
+    (the controller samples it at its own time); until its first point the controller holds the
+    robot where it stands.
 
     Parameters
     ----------
     points : int
         Points of the goal.
+    lead : float
+        The fixed part [s] (the excitation node's ``goal_lead``).
 
     Returns
     -------
     float
-        ``GOAL_LEAD`` plus ``GOAL_LEAD_PER_POINT`` per point [s] (1.1 s for 6001 points).
+        ``lead`` plus ``GOAL_LEAD_PER_POINT`` per point [s] (1.1 s for 6001 points and a lead of
+        0.5 s).
     """
-    return GOAL_LEAD + GOAL_LEAD_PER_POINT * points
+    return lead + GOAL_LEAD_PER_POINT * points
 
 
 def tolerance_values(value, n: int, field: str) -> np.ndarray:

@@ -129,10 +129,11 @@ def _follow_joint_trajectory(tmp_path: Path, control_msgs_env: dict | None):
         return [], None
     config = REPO / 'config' / 'six_axis_3kg' / 'excitation_node.yaml'
     params = yaml.safe_load(config.read_text())
-    # controller_wait and goal_lead: tests/test_follow_joint_trajectory.py's BUSY_MACHINE
+    # controller_wait, goal_lead, joint_states_timeout: tests/test_follow_joint_trajectory.py's
+    # BUSY_MACHINE
     params['excitation_node']['ros__parameters'].update(
         controller_interface='action', path_tolerance=[0.1], goal_tolerance=[0.01],
-        goal_time_tolerance=2.0, controller_wait=30.0, goal_lead=2.0)
+        goal_time_tolerance=2.0, controller_wait=30.0, goal_lead=5.0, joint_states_timeout=10.0)
     path = tmp_path / 'excitation_node.yaml'
     path.write_text(yaml.safe_dump(params))
     env = _environment()
@@ -160,6 +161,7 @@ def test_identification_experiment_end_to_end(tmp_path, control_msgs_env):
                          'follow_joint_trajectory') == 2, out[-6000:]
         assert out.count('FollowJointTrajectory goal succeeded') == 2, out[-6000:]
         assert 'FollowJointTrajectory goal aborted' not in out, out[-6000:]
+        assert 'after its first point' not in out, out[-6000:]         # accepted in time
     summary = yaml.safe_load((tmp_path / 'summary.yaml').read_text())
     assert summary['parameters_message_samples'] > 0          # IdentifiedParameters received
     assert summary['within_3_std'] >= 0.95, (tmp_path / 'parameters.txt').read_text()

@@ -8,7 +8,15 @@ TX40_DIR ?= $(firstword $(wildcard data/staubli_tx40) ../shared/data/staubli_tx4
 override DATA_DIR := $(abspath $(DATA_DIR))
 override TX40_DIR := $(abspath $(TX40_DIR))
 export DATA_DIR TX40_DIR
+# The ROS 2 distribution of the set-up, the tests and the demos: jazzy (default) or kilted, each
+# in its own .venv-<distro>/ and install-<distro>/ (scripts/setup.sh, scripts/env.sh).
+ROS_DISTRO ?= jazzy
+export ROS_DISTRO
 ENV := source scripts/env.sh &&
+# The tests of the ROS side (nodes, launch runner, the graph) and those of the core alone
+NODE_TESTS := $(filter-out src/ident_core/test,$(wildcard src/*/test)) tests/test_ros_graph.py \
+    tests/test_ident_msgs.py tests/test_rviz_config.py tests/test_node_config.py
+CORE_TESTS := src/ident_core/test tests/test_bad_inputs.py
 KUKA := config/datasets/kuka_lwr4
 KUKA_FILES := kuka_lwr4.urdf measurements_1.npz measurements_2.npz measurements_3.npz
 TX40_FILES := tx40_mdh_modified.urdf pos_read_data.csv curr_data.csv
@@ -16,7 +24,7 @@ TX40_FILES := tx40_mdh_modified.urdf pos_read_data.csv curr_data.csv
 need = $(if $(filter-out $(wildcard $(addprefix $(1)/,$(2))),$(addprefix $(1)/,$(2))),$(error \
     $(3) recordings not found in $(1): run scripts/fetch_data.sh (or set $(4)=/path)))
 
-.PHONY: setup test demo demo-sim demo-scara demo-payload demo-friction demo-kuka demo-tx40 bench \
+.PHONY: setup test test-nodes test-lowest demo demo-sim demo-scara demo-payload demo-friction demo-kuka demo-tx40 bench \
 	clean need-kuka need-tx40
 
 setup:
@@ -24,6 +32,16 @@ setup:
 
 test: setup
 	$(ENV) ruff check . && python -m pytest -q src/*/test tests
+
+# The ROS side alone: CI's job on the other distribution (ROS_DISTRO=kilted make test-nodes).
+test-nodes: setup
+	$(ENV) python -m pytest -q $(NODE_TESTS)
+
+# The core's tests on the lowest library versions it supports (requirements/lowest.txt, no ROS):
+# those of Ubuntu 24.04 (numpy 1.26, scipy 1.11, matplotlib 3.6) and the lowest others that work.
+test-lowest:
+	bash scripts/setup.sh --lowest
+	PYTHONPATH=src/ident_core .venv-lowest/bin/python -m pytest -q -p no:cacheprovider $(CORE_TESTS)
 
 # The main job: the ROS 2 graph on the simulated 6-axis arm (excitation -> recording ->
 # identification -> validation), results in output/demo/; then the torque estimates of the
@@ -92,4 +110,4 @@ bench: setup
 	    && python benchmarks/bench_payload.py && python benchmarks/bench_torque_estimator.py
 
 clean:
-	rm -rf build install log
+	rm -rf build-* install-* log

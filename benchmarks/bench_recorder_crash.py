@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-EXECUTABLE = REPO / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+EXECUTABLE = (REPO / f"install-{os.environ.get('ROS_DISTRO', 'jazzy')}" / 'ident_node' / 'lib'
+              / 'ident_node' / 'recorder_node')   # scripts/env.sh's distribution
 PERIOD_NS = 1_000_000
 TIMEOUT = 30.0                     # s, a guard against a hang
 

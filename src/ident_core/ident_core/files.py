@@ -15,6 +15,10 @@ import yaml
 
 from .errors import InputError
 
+#: The safe loader of libyaml (several times faster: a fleet reads hundreds of records), else
+#: PyYAML's own.
+_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+
 
 def read_yaml(path: str | Path, what: str = 'file'):
     """Parse a YAML file.
@@ -45,6 +49,10 @@ def read_yaml(path: str | Path, what: str = 'file'):
         raise InputError(f'{path}: cannot read {what} ({exc.strerror})') from None
     except UnicodeDecodeError:
         raise InputError(f'{path}: not a text file, cannot be a {what}') from None
+    try:
+        return yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        pass                      # the pure-Python parser says where and what, as always
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

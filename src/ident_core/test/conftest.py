@@ -69,3 +69,16 @@ def _restore_showwarning():
     saved = warnings.showwarning
     yield
     warnings.showwarning = saved
+
+
+# --- Fleets (test_fleet*.py) -------------------------------------------------------------------
+@pytest.fixture(scope='session')
+def dask_threads():
+    """The address of an in-process Dask cluster: one worker, one thread (a serial run of the
+    fleet's tasks in this process, without starting processes)."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                           dashboard_address=None)
+    yield cluster.scheduler_address
+    cluster.close()

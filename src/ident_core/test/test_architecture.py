@@ -8,7 +8,7 @@ import pytest
 
 CORE = Path(__file__).resolve().parents[1] / 'ident_core'
 AREAS = ('model', 'data', 'estimation', 'excitation', 'motion', 'friction', 'payload', 'optim',
-         'sim', 'torque_estimation', 'monitoring', 'report', 'workflows', 'cli')
+         'sim', 'torque_estimation', 'monitoring', 'report', 'workflows', 'fleet', 'cli')
 
 
 def _imports(path: Path) -> list[str]:

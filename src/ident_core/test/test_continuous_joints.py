@@ -176,7 +176,7 @@ def test_mimic_and_planar_joints_are_refused_in_one_line(tmp_path):
         load_robot(path)
     message = str(info.value)
     assert message.startswith(f'{path}: joint finger mimics j2') and '\n' not in message
-    assert 'locked_joints' in message
+    assert 'type="fixed"' in message and 'locked_joints' in message
     assert load_robot(path, {'finger': 0.01}).joint_names == ['j1', 'j2', 'j3']
     planar = wrist_urdf(tmp_path / 'planar.urdf', True).read_text().replace(
         'name="j2" type="revolute"', 'name="j2" type="planar"')

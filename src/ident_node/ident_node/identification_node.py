@@ -129,8 +129,9 @@ class IdentificationNode(lifecycle.GracefulNode):
             IdentificationConfig.model_fields)))
         self.recordings = RecordingOptions(**p.model_dump(include=set(
             RecordingOptions.model_fields)))
-        self.payload_config = PayloadConfig(**{**self.config.model_dump(),
-                                               'reversal_window': p.payload_reversal_window})
+        self.payload_config = PayloadConfig(**{     # keeps its own standstill default
+            **self.config.model_dump(exclude={'trim_standstill'}),
+            'reversal_window': p.payload_reversal_window})
         # the friction settings are the core's defaults; the recorded velocity is used or not as
         # for identification (a property of the recordings)
         self.friction_config = FrictionConfig(

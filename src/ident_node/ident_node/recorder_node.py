@@ -13,6 +13,10 @@ bytes, which go to the open bag unchanged. Interface (node name ``recorder``):
   recording is lost time (gaps: a stream that stopped or started late) or of its expected
   samples is missing (a publisher slower than the nominal period);
 * on SIGINT/SIGTERM closes the open bag, publishes its info and exits 0;
+* a bag closed by ``~/stop`` or a signal holds every message that was in the subscriptions'
+  queues (taken before closing, ``RecorderNode.stop``); messages still in transit to them are
+  not waited for (nothing orders them with the signal or the stop request: a publisher that
+  needs them recorded waits until they are acknowledged, e.g. ``wait_for_all_acked``);
 * writes the samples it holds to the file at least every ``flush_period`` (a timer, for a
   stream that stops), so a SIGKILL loses at most that much;
 * at start, repairs the bags in ``output_dir`` a killed recorder left unfinished

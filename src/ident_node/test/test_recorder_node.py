@@ -15,8 +15,10 @@ import pytest
 import yaml
 
 WORKSPACE = Path(__file__).resolve().parents[3]
-# This workspace's installed copy (colcon build), else the one on PATH.
-EXECUTABLE = WORKSPACE / 'install' / 'ident_node' / 'lib' / 'ident_node' / 'recorder_node'
+# This workspace's installed copy (colcon build of the ROS 2 distribution set up, see
+# scripts/env.sh), else the one on PATH.
+EXECUTABLE = (WORKSPACE / f"install-{os.environ.get('ROS_DISTRO', 'jazzy')}" / 'ident_node' / 'lib'
+              / 'ident_node' / 'recorder_node')
 if not EXECUTABLE.is_file() and shutil.which('recorder_node'):
     EXECUTABLE = Path(shutil.which('recorder_node'))
 pytestmark = pytest.mark.skipif(
@@ -25,7 +27,8 @@ pytestmark = pytest.mark.skipif(
 
 JOINTS = [f'joint_{i}' for i in range(1, 7)]
 PERIOD_NS = 1_000_000
-DISCOVERY_TIMEOUT = 10.0
+# s, guards against a hang only: on a busy 2-core machine the recorder alone takes 6-7 s to start.
+DISCOVERY_TIMEOUT = 60.0
 # Unique per test session: random in 100..189, shifted by the pid; each test adds its own offset
 # (below 10) so that a recorder of an earlier test is never discovered.
 DOMAIN_BASE = 100 + (random.randrange(90) + os.getpid()) % 90
@@ -86,6 +89,17 @@ class Publisher:
         future = client.call_async(request)
         self.spin_until(future.done, timeout, f'{client.srv_name} reply')
         return future.result()
+
+    def wait_delivered(self) -> int:
+        """Wait until the recorder has acknowledged every message published so far (reliable:
+        then they are in its subscription's queue, which a stop or a signal drains into the
+        bag); returns how many that is. Publishing pauses meanwhile (this thread)."""
+        from rclpy.duration import Duration
+
+        published = self.published
+        assert self.pub.wait_for_all_acked(Duration(seconds=DISCOVERY_TIMEOUT)), \
+            f'the recorder did not acknowledge the {published} messages published'
+        return published
 
     def connect(self, proc):
         """Wait for the recorder's services and its joint_states subscription."""
@@ -191,7 +205,9 @@ def test_start_stop_records_every_sample(ros, tmp_path):
         t_start = time.monotonic()
         pub.spin_until(lambda: pub.published >= k_start_reply + 2000, 10, '2000 messages')
         rate = (pub.published - k_start_reply) / (time.monotonic() - t_start)
-        k_stop_request = pub.published
+        # The stop request can overtake joint_states still in transit (another DDS reader): the
+        # recorder promises only those in its queue when it stops.
+        k_stop_request = pub.wait_delivered()
         reply = pub.call(pub.stop_client, StopRecording.Request())
         assert reply.success, reply.message
         info = reply.info
@@ -214,7 +230,8 @@ def test_start_stop_records_every_sample(ros, tmp_path):
     assert info.excitation_messages == 0
     assert info.duration == pytest.approx((stamps[-1] - stamps[0]) * 1e-9)
     # lost time: the report and recording.yaml agree (the figures depend on the machine's load:
-    # a recorder stalled > 100 ms right after the start would see a silent head)
+    # a recorder stalled > 100 ms right after the start would see a silent head; and the
+    # publisher pauses before the stop, until the recorder has acknowledged)
     assert info.recording_time == pytest.approx(summary['recording_time'])
     assert info.expected_samples == summary['expected_samples'] \
         == round(info.recording_time / 0.001)
@@ -247,7 +264,11 @@ def test_sigint_mid_stream_finishes_the_bag(ros, tmp_path):
         assert bag.name.startswith('experiment_')
         k_start_reply = pub.published
         pub.spin_until(lambda: pub.published >= k_start_reply + 1000, 10, '1000 messages')
-        k_signal = pub.published
+        # What the recorder promises on a signal: the messages in its subscription's queue are
+        # in the bag. Messages still in transit when it handles the signal are not (the signal
+        # does not travel with them), so the test signals once those before k_signal are in
+        # the queue; publishing goes on until the recorder has exited.
+        k_signal = pub.wait_delivered()
         t_signal = time.monotonic()
         proc.send_signal(signal.SIGINT)
         pub.spin_until(lambda: proc.poll() is not None, 10, 'the recorder to exit after SIGINT')

@@ -4,8 +4,9 @@ dynamic model, sample by sample (``ident_core.torque_estimation``, docs/methods.
 Subscribes ``sensor_msgs/JointState`` (``joint_states_topic``, with effort) and the
 ``trajectory_msgs/JointTrajectory`` commands the joint_trajectory_controller receives
 (``reference_topic``; sampled as the controller does, ``motion.controller``): the reference of
-the Kalman filter. Until the first command arrives, or without ``reference_topic``, the measured
-motion is the reference. Publishes, with the stamp of the input sample:
+the Kalman filter. Where no command applies, or without ``reference_topic``, the state Kalman
+filter estimates from the encoders and torques alone. Publishes, with the stamp of the input
+sample:
 
 * ``~/joint_torques`` (sensor_msgs/JointState): effort = the torque estimate;
 * ``~/external_torques`` (sensor_msgs/JointState): effort = the external torque of the momentum
@@ -73,7 +74,7 @@ LATENCY_WINDOW = 1000
 
 try:                            # a message every millisecond: no wait set rebuilt per message
     from rclpy.experimental import EventsExecutor as Executor
-except ImportError:             # rclpy before Kilted
+except ImportError:             # rclpy before 7.1.4 (Humble, early Jazzy)
     from rclpy.executors import SingleThreadedExecutor as Executor
 
 

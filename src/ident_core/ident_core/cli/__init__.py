@@ -15,6 +15,8 @@
     robot-ident repair-bag BAG [BAG ...]
     robot-ident report [--model RESULT.yaml] [--payload PAYLOAD.yaml] [--friction FRICTION.yaml]
                        [--torques TORQUES.csv] --out DIR
+    robot-ident fleet identify --manifest FLEET.yaml --out FLEET_DIR [--scheduler ADDR]
+    robot-ident fleet report FLEET_DIR [--out DIR]
 
 ``identify``, ``payload`` and ``friction`` take ``--report DIR``: the report of what they wrote.
 
@@ -52,6 +54,7 @@ VERBS = {
     'estimate-torque': 'filter joint torques with a dynamic model, estimate external torques',
     'repair-bag': 'make rosbag2 recordings a killed recorder left unfinished readable again',
     'report': 'write an HTML report of an identification, payload, friction or torque estimate',
+    'fleet': "identify many robots' recordings on Dask and report their drift",
 }
 
 
@@ -66,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit code: 0 ok, 1 a check failed (``excite --evaluate``), 2 bad input, 130
-        interrupted.
+        Exit code: 0 ok, 1 a check failed (``excite --evaluate``) or a task of ``fleet
+        identify`` failed, 2 bad input, 130 interrupted.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     verb = next((a for a in argv if not a.startswith('-')), None)
@@ -107,8 +110,10 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         if name == verb:
             importlib.import_module(f'{__name__}.{name.replace("-", "_")}').add_arguments(p)
-            p.add_argument('--no-progress', action='store_true',
-                           help='no progress bar (none either when stderr is not a terminal)')
+            if name != 'fleet':               # fleet's sub-verbs have their own
+                p.add_argument('--no-progress', action='store_true',
+                               help='no progress bar (none either when stderr is not a '
+                                    'terminal)')
     return parser
 
 

@@ -1,10 +1,11 @@
 """``robot-ident estimate-torque``: filter the joint torques of a recording with a dynamic model
-(the Kalman filter of scara_kalman_torque_estimation_2018 or a baseline), estimate the external
+(the state Kalman filter, with a reference the Kalman filter of
+scara_kalman_torque_estimation_2018, or a baseline), smooth them if asked, estimate the external
 torques and detect collisions; write TORQUES.csv (docs/methods.md §12).
 
     robot-ident estimate-torque (--model RESULT.yaml | --urdf URDF) [--payload PAYLOAD.yaml]
         --data D [--reference TRAJ.yaml [--reference-start S]] [--method kalman|mean5|lowpass|
-        momentum-observer] [--config CONFIG.yaml] --out TORQUES.csv
+        momentum-observer] [--config CONFIG.yaml] [--smooth] --out TORQUES.csv
 """
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--data', required=True, metavar='DATASET',
                    help='dataset description (.yaml), .npz, or rosbag2 folder/.mcap')
     p.add_argument('--reference', metavar='TRAJ.yaml', help='excitation trajectory the robot '
-                   'tracked (default: the measured motion is the reference)')
+                   'tracked (default: none; the state Kalman filter estimates from the '
+                   'encoders and torques)')
     p.add_argument('--reference-start', type=float, metavar='S', help='time of the start of '
                    "the reference's first period in the recording's time [s] (default for a "
                    "rosbag2: the stamp of its ExcitationTrajectory message)")
@@ -49,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument('--truth', metavar='DIR', help="a simulator's ground-truth folder "
                    '(ground_truth.yaml, truth_log.npz; the recording a rosbag2 of that run): '
                    'adds the true torques to the CSV')
+    p.add_argument('--smooth', action='store_true', help='also smooth the torques over the '
+                   'whole recording (offline analysis: the state Kalman filter and the '
+                   'Rauch–Tung–Striebel smoother), as smoothed_<joint> columns')
     add_recording_arguments(p, window=False)
     p.add_argument('--out', required=True, metavar='TORQUES.csv')
     p.add_argument('--ignore-urdf-change', action='store_true',
@@ -64,7 +69,8 @@ def _run(args: argparse.Namespace) -> int:
             args.data, config, model=args.model, urdf=args.urdf, payload=args.payload,
             ignore_urdf_change=args.ignore_urdf_change, reference=args.reference,
             reference_start=args.reference_start, truth=args.truth,
-            recordings=recording_options(args), out=args.out, progress=bar)
+            recordings=recording_options(args), out=args.out, progress=bar,
+            smooth=args.smooth)
     print_summary(outcome.estimates)
     print(f'torques written to {outcome.torques_path}')
     return 0
@@ -88,10 +94,14 @@ def print_summary(result: TorqueEstimates) -> None:
     """
     print(f'{result.source}: {len(result.t)} samples, method {result.method}'
           + (f', {result.repeats} repeated stamps left out' if result.repeats else ''))
-    print(f'{"joint":<16}{"RMS(filtered − measured)":>26}{"max |external|":>16}')
-    change = np.sqrt(np.mean((result.filtered - result.measured) ** 2, axis=0))
+    estimates = [('filtered', result.filtered)] + (
+        [] if result.smoothed is None else [('smoothed', result.smoothed)])
+    print(f'{"joint":<16}' + ''.join(f'{f"RMS({kind} − measured)":>26}' for kind, _ in estimates)
+          + f'{"max |external|":>16}')
+    change = [np.sqrt(np.mean((x - result.measured) ** 2, axis=0)) for _, x in estimates]
     for j, name in enumerate(result.joint_names):
-        print(f'{name:<16}{change[j]:>26.4g}{np.abs(result.external[:, j]).max():>16.4g}')
+        print(f'{name:<16}' + ''.join(f'{c[j]:>26.4g}' for c in change)
+              + f'{np.abs(result.external[:, j]).max():>16.4g}')
     if result.noise:
         for key, values in result.noise.items():
             print(f'{key} (estimated): ' + ' '.join(f'{v:.3g}' for v in values))

@@ -66,10 +66,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              '±20 %%)')
     parser.add_argument('--com-in-collision-box', action='store_true', default=None,
                         help='pc-wls: centres of mass inside the collision geometry boxes')
+    parser.add_argument('--torque-delay', type=_delay, metavar='auto|none|SECONDS',
+                        help='delay of the torques behind the positions: auto estimates it per '
+                             'recording and compensates it when significant, none leaves the '
+                             'torques, a number (s, positive: torques logged late) shifts them '
+                             f'(default {default.torque_delay})')
     add_recording_arguments(parser)
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.set_defaults(run=_run)
+
+
+def _delay(text: str) -> str | float:
+    """``--torque-delay``: 'auto', 'none' or seconds."""
+    if text in ('auto', 'none'):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected auto, none or seconds, got {text!r}") \
+            from None
 
 
 def config_from_args(args: argparse.Namespace, schema: type = IdentificationConfig):

@@ -171,16 +171,30 @@ class Dataset:
         first, last : Dataset
         """
         k = int(round(fraction * self.samples))
-        parts = []
-        for sl, tag in ((slice(0, k), 'first'), (slice(k, None), 'last')):
-            share = fraction if tag == 'first' else 1 - fraction
-            parts.append(replace(
-                self, source=f'{self.source}[{tag} {100 * share:g}%]', t=self.t[sl],
-                position=self.position[sl], effort=self.effort[sl],
-                velocity=None if self.velocity is None else self.velocity[sl],
-                repeats=None if self.repeats is None else self.repeats[sl],
-                first_row=self.first_row + (sl.start or 0)))
-        return parts[0], parts[1]
+        return (self.rows(0, k, f'{self.source}[first {100 * fraction:g}%]'),
+                self.rows(k, self.samples, f'{self.source}[last {100 * (1 - fraction):g}%]'))
+
+    def rows(self, start: int, stop: int, source: str | None = None) -> Dataset:
+        """The rows ``[start, stop)``.
+
+        Parameters
+        ----------
+        start, stop : int
+            Row indices, ``0 <= start < stop <= samples``.
+        source : str, optional
+            The part's name (default: the dataset's).
+
+        Returns
+        -------
+        Dataset
+            Sharing the arrays' memory; ``first_row`` counts from the file's first row.
+        """
+        sl = slice(start, stop)
+        return replace(self, source=self.source if source is None else source, t=self.t[sl],
+                       position=self.position[sl], effort=self.effort[sl],
+                       velocity=None if self.velocity is None else self.velocity[sl],
+                       repeats=None if self.repeats is None else self.repeats[sl],
+                       first_row=self.first_row + start)
 
 
 def unwrap_continuous(position: np.ndarray, continuous: np.ndarray) -> np.ndarray:
@@ -357,7 +371,7 @@ def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
 
 def _build_unchecked(spec, source, base, default_joints, log,
                      recover) -> tuple[Dataset, np.ndarray]:
-    data_file = _resolve(spec.file, base, 'file')
+    data_file = resolve_path(spec.file, base, 'file')
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
         if log is None:
             log = readers.read_joint_states(data_file, spec.topic, recover=recover)
@@ -393,7 +407,28 @@ def _is_identity(tr: Transmission) -> bool:
             and np.all(tr.torque_scale == 1))
 
 
-def _resolve(value: str, base: Path, field: str) -> Path:
+def resolve_path(value: str, base: Path, field: str) -> Path:
+    """A file a dataset description names: ``${VAR}`` and ``~`` expanded, relative to the
+    description's folder.
+
+    Parameters
+    ----------
+    value : str
+        The field's value.
+    base : Path
+        The description's folder.
+    field : str
+        The field's path, for messages (``file``, ``effort.file``).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    InputError
+        If the value is empty or names an environment variable that is not set.
+    """
     if not value:
         raise InputError(f'field {field} must be a file name')
 
@@ -426,7 +461,7 @@ def _raw_from_tables(spec: DatasetDescription, data_file, base, default_joints) 
             if field == 'velocity':
                 continue
             raise InputError(f'missing field {field}')
-        path = _resolve(fspec.file, base, f'{field}.file') if fspec.file else data_file
+        path = resolve_path(fspec.file, base, f'{field}.file') if fspec.file else data_file
         raw[field] = _signal(table(path), fspec, len(joints), field)
     if spec.time is None:
         raise InputError('missing field time ({column: i}, {key: name} or {sample_rate: hz})')

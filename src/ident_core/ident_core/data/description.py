@@ -12,6 +12,7 @@ Example (CSV, motor-side data through a transmission)::
     rows: [100, 20000]                  # optional [start, stop) slice of the rows
     drop_invalid_rows: false            # drop leading/trailing NaN/inf/absurd rows (warning)
     cutoff_hz: 10                       # optional low-pass cut-off for this recording
+    start_time: 2026-03-02T22:00:00Z    # optional ISO 8601 start of the recording (fleet)
     transmission: {gear_ratios: [100, 100], coupling: [[1, 0, 50]]}
 
 Stamps must not decrease. A row that repeats the previous row exactly (every signal equal) is a
@@ -32,6 +33,7 @@ data are read (``datasets``).
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 import numpy as np
@@ -146,6 +148,9 @@ class DatasetDescription(Schema):
         Low-pass cut-off for this recording [Hz].
     transmission : TransmissionSpec, optional
         For motor-side data.
+    start_time : datetime, optional
+        When the recording started (ISO 8601; without a time zone: UTC). ``robot-ident fleet``
+        orders a robot's recordings by it.
     """
 
     joints: list[str] | None = Field(default=None, min_length=1)
@@ -159,6 +164,7 @@ class DatasetDescription(Schema):
     drop_invalid_rows: bool = False
     cutoff_hz: PositiveFloat | None = None
     transmission: TransmissionSpec | None = None
+    start_time: Annotated[datetime, Field(strict=False)] | None = None
 
 
 def transmission_from_spec(spec: TransmissionSpec, n: int) -> Transmission:

@@ -273,7 +273,7 @@ def excitation_window(path: Path, topic: str, *,
         If the bag cannot be read.
     """
     try:
-        with closing(_open_bag(Path(path), recover)) as reader:
+        with closing(open_bag(Path(path), recover)) as reader:
             conns = [c for c in reader.connections if c.topic == topic]
             if not conns:                 # (no connections would mean all of them to rosbags)
                 return None
@@ -320,7 +320,7 @@ def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> Joint
     """
     if not path.exists():
         raise InputError(f'{path}: rosbag2 not found')
-    reader = _open_bag(path, recover)
+    reader = open_bag(path, recover)
     try:
         conns = [c for c in reader.connections if c.topic == topic]
         if not conns:
@@ -338,9 +338,27 @@ def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> Joint
     return log
 
 
-def _open_bag(path: Path, recover: bool):
-    """An open rosbags ``AnyReader``, or a ``bag.salvage.SalvageReader`` for an unfinished
-    MCAP bag with ``recover`` (InputError without)."""
+def open_bag(path: Path, recover: bool):
+    """Open a rosbag2 for reading.
+
+    Parameters
+    ----------
+    path : Path
+        rosbag2 folder or ``.mcap``/``.db3`` file.
+    recover : bool
+        Open an unfinished MCAP bag (its recorder crashed) with ``bag.salvage.SalvageReader``;
+        without, such a bag raises ``InputError``.
+
+    Returns
+    -------
+    rosbags.highlevel.AnyReader or bag.salvage.SalvageReader
+        Open; the caller closes it.
+
+    Raises
+    ------
+    InputError
+        If the bag is damaged (without ``recover``) or cannot be opened.
+    """
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 

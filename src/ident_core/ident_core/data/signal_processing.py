@@ -11,7 +11,6 @@ model ``tau = W chi`` still holds.
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal
 
 from ..errors import InputError
 
@@ -94,6 +93,10 @@ def lowpass(x: np.ndarray, fs: float, cutoff_hz: float, order: int = 4) -> np.nd
     if not 0 < cutoff_hz < fs / 2:
         raise InputError(f'filter cut-off {cutoff_hz} Hz must be in (0, {fs / 2:g}) Hz '
                          f'(half the {fs:g} Hz sample rate)')
+    # deliberately lazy: scipy.signal loads scipy.stats, .interpolate and .optimize (~0.5 s),
+    # which the readers of recordings and results that filter nothing do not need
+    import scipy.signal
+
     sos = scipy.signal.butter(order, cutoff_hz, fs=fs, output='sos')
     padlen = filter_padding(order)
     if len(x) <= padlen:

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
-from scipy.interpolate import make_interp_spline
-from scipy.optimize import minimize_scalar
 
 from ..errors import InputError
 from .sources import short_source
@@ -141,6 +139,9 @@ class TimeBase:
             if self._on_grid(segment):
                 out.append(values[start:stop])
                 continue
+            # deliberately lazy: scipy.interpolate only for a log off its grid (start-up time)
+            from scipy.interpolate import make_interp_spline
+
             x = self.times[start:stop]
             k = min(3 if smooth else 1, len(x) - 1)
             out.append(make_interp_spline(x, values[start:stop], k=k, axis=0)(
@@ -600,6 +601,9 @@ def roughness(times: np.ndarray, position: np.ndarray, rows: np.ndarray | None =
     """
     if len(times) < 8:
         return np.zeros(position.shape[1])
+    # deliberately lazy: scipy.interpolate only for a log off its grid (start-up time)
+    from scipy.interpolate import make_interp_spline
+
     residual = np.zeros_like(position, dtype=float)
     for first in (0, 1):
         known = slice(first, None, 2)
@@ -710,6 +714,9 @@ def _cover_chunk(t: np.ndarray, periods: np.ndarray) -> np.ndarray:
 
 def _narrowest(t: np.ndarray, n: np.ndarray, period: float, width: float) -> float:
     """The period within ``period ± width`` with the narrowest spread of ``t − n·T``."""
+    # deliberately lazy: scipy.optimize only for a jittery clock (start-up time)
+    from scipy.optimize import minimize_scalar
+
     found = minimize_scalar(lambda p: _width(t, n, p), bounds=(period - width, period + width),
                             method='bounded', options={'xatol': period * 1e-12})
     return float(found.x)

@@ -20,8 +20,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.signal
-from scipy.interpolate import make_interp_spline
 
 from ..data.datasets import Dataset
 from ..data.recorded_velocity import VelocitySums
@@ -31,8 +29,9 @@ from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
 from ..progress import Progress, advance, describe, expect
 from .config import IdentificationConfig
+from .delay import TorqueSignal
 from .preprocessing import REST_FRACTION, near_reversal, preprocess, time_base, trim_samples
-from .regression import StackedRegression, regression_data, sharp_columns
+from .regression import StackedRegression, regression_data, sharp_columns, torque_signal
 
 #: Samples of a segment processed at a time.
 BLOCK_ROWS = 1 << 16
@@ -67,6 +66,9 @@ class KeptRows:
         ``Processed.summary``.
     w : (M, n, nb) ndarray or None
         The regressor, when it was built from the whole recording (anti-alias decimation).
+    torque : TorqueSignal or None
+        The filtered torques at every sample, to shift them by a delay; None when the
+        configuration leaves the torques where they are (``torque_delay: none``).
     """
 
     source: str
@@ -80,6 +82,7 @@ class KeptRows:
     mask: np.ndarray
     summary: list[str] = field(default_factory=list)
     w: np.ndarray | None = None
+    torque: TorqueSignal | None = None
 
 
 @dataclass
@@ -103,6 +106,9 @@ class _Segment:
         j = min(len(x), int(np.searchsorted(x, self.grid[hi - 1], 'left')) + 1 + SPLINE_MARGIN)
         taken = signal[slice(start + i, start + j) if rows is None else rows[start + i:start + j]]
         k = min(3 if smooth else 1, len(x) - 1)
+        # deliberately lazy: scipy.interpolate only for a log off its grid (start-up time)
+        from scipy.interpolate import make_interp_spline
+
         return make_interp_spline(x[i:j], taken, k=k, axis=0)(self.grid[lo:hi])
 
 
@@ -123,6 +129,8 @@ def settling_samples(fs: float, cutoff_hz: float, order: int) -> int:
     int
         ``log(SETTLED) / log(r)``, ``r`` the largest pole magnitude.
     """
+    import scipy.signal  # deliberately lazy, as in data.signal_processing.lowpass
+
     sos = scipy.signal.butter(order, cutoff_hz, fs=fs, output='sos')
     radius = float(np.max(np.abs(scipy.signal.sos2zpk(sos)[1])))
     return math.ceil(math.log(SETTLED) / math.log(radius))
@@ -158,7 +166,7 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
     """
     robot = regressor.robot
     describe(progress, dataset.source)
-    d, tb, cutoff_hz, sharp_hz = time_base(dataset, robot, config)
+    d, tb, cutoff_hz, sharp_hz, notes = time_base(dataset, robot, config)
     fs, order = tb.rate, config.filter_order
     factor = config.decimate or max(1, math.floor(round(0.4 * fs / cutoff_hz, 6)))
     if not (factor == 1 or decimation_is_plain(factor, fs, cutoff_hz)):
@@ -168,11 +176,13 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
         advance(progress)
         return KeptRows(d.source, d.samples, factor, None, None, None, tau, None,
                         p.reversal_mask(regressor.gear, factor, config.reversal_window),
-                        p.summary, w)
+                        p.summary, w, torque_signal(p, factor) if config.fixed_delay != 0
+                        else None)
     settle = max(settling_samples(fs, cutoff_hz, order), settling_samples(fs, sharp_hz, order))
     reach = math.ceil(config.reversal_window * fs) + 2
     run = _Run(d, tb, regressor, base, config, cutoff_hz, sharp_hz, factor,
                margin=2 * settle + 4 + reach, reach=reach, progress=progress)
+    run.summary += notes
     try:
         run.first_pass()
         parts = [run.kept(segment) for segment in run.segments()]
@@ -180,7 +190,12 @@ def reduce(dataset: Dataset, regressor: Regressor, base: BaseParameters,
         raise InputError(f'{d.source}: {exc}') from None
     q, qd, qdd, tau, sharp, mask = (None if parts[0][i] is None else
                                     np.concatenate([x[i] for x in parts]) for i in range(6))
-    return KeptRows(d.source, d.samples, factor, q, qd, qdd, tau, sharp, mask, run.summary)
+    torque = None
+    if config.fixed_delay != 0:
+        torque = TorqueSignal(fs, [x[6] for x in parts], [x[7] for x in parts], factor,
+                              cutoff_hz=cutoff_hz, order=order)
+    return KeptRows(d.source, d.samples, factor, q, qd, qdd, tau, sharp, mask, run.summary,
+                    torque=torque)
 
 
 class _Run:
@@ -192,6 +207,7 @@ class _Run:
         self.cutoff_hz, self.sharp_hz, self.factor = cutoff_hz, sharp_hz, factor
         self.order, self.window = config.filter_order, config.reversal_window
         self.use = config.use_recorded_velocity
+        self.keep_torque = config.fixed_delay != 0      # for ``TorqueSignal``
         self.fs = tb.rate
         self.trim = trim_samples(self.fs, cutoff_hz)
         self.margin, self.reach = margin, reach
@@ -261,16 +277,21 @@ class _Run:
         self.peak = peaks[self.recorded]
 
     def kept(self, segment: _Segment) -> tuple:
-        """(q, qd, qdd, tau, sharp columns, mask) at the kept rows of a segment."""
+        """(q, qd, qdd, tau, sharp columns, mask) at the kept rows of a segment, then its
+        filtered torques at every sample and the kept rows."""
         length = len(segment.grid)
         kept = np.arange(self.trim, length - self.trim)[::self.factor]
-        out = []
+        out, torque = [], []
         for a, b, lo, hi in self.windows(segment):
             rows = kept[(kept >= a) & (kept < b)]
+            if not (len(rows) or self.keep_torque):
+                continue
+            tau = self.lowpass(segment.values(self.d.effort, lo, hi, False), self.cutoff_hz)
+            if self.keep_torque:
+                torque.append(tau[a - lo:b - lo])
             if not len(rows):
                 continue
             q, qd, qdd, sharp = self.motion(segment, lo, hi, self.recorded)
-            tau = self.lowpass(segment.values(self.d.effort, lo, hi, False), self.cutoff_hz)
             k = rows - lo
             columns = None
             if self.sharp:
@@ -279,7 +300,7 @@ class _Run:
             out.append((q[k], qd[k], qdd[k], tau[k], columns,
                         self.mask(segment, qd, a, b, lo, rows)))
         return tuple(None if out[0][i] is None else np.concatenate([x[i] for x in out])
-                     for i in range(6))
+                     for i in range(6)) + (np.concatenate(torque) if torque else None, kept)
 
     def sharp_columns(self, sharp, qdd):
         """``filtered_sharp_columns`` on a window."""

@@ -71,6 +71,24 @@ class IdentificationConfig(Schema):
     com_in_collision_box: bool = Field(
         False, description="pc-wls: each body's centre of mass inside the box around its "
         'collision geometry.')
+    trim_standstill: bool = Field(
+        True, description='Leave out the rows before the robot first moves and after it last '
+        'stops (``preprocessing.standstill_rows``): there the torque holds the joints against '
+        'static friction, which no friction model of the suite predicts, and a position '
+        "controller's integrator sets it.")
+    torque_delay: Literal['auto', 'none'] | float = Field(
+        'auto', description='Delay of the torques behind the positions [s] (positive: logged '
+        'late, the torque of time t stamped at t + delay): auto: estimated per recording and '
+        'compensated when significant (``delay.estimate_delays``); a number: every '
+        "recording's torques shifted by it; none (or 0): left.")
+
+    @property
+    def fixed_delay(self) -> float | None:
+        """The torque delay to apply to every recording [s]: ``torque_delay``, 0 for 'none';
+        None for 'auto' (estimate it)."""
+        if self.torque_delay == 'auto':
+            return None
+        return 0.0 if self.torque_delay == 'none' else float(self.torque_delay)
 
     @property
     def spec(self) -> RegressorSpec:

@@ -21,7 +21,6 @@ import dataclasses
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 
 from ..data.signal_processing import decimate_parallel
 from ..model.base_parameters import BaseParameters
@@ -81,6 +80,9 @@ def identify_friction_shape(regressor: Regressor, base: BaseParameters, processe
                           np.random.default_rng(config.seed), initial=x0[None])
         x = result.x
     else:
+        # deliberately lazy: scipy.optimize only for a friction shape search (start-up time)
+        import scipy.optimize
+
         lower, upper = problem.bounds
         x = scipy.optimize.least_squares(problem.residual, np.clip(x0, lower, upper),
                                          bounds=(lower, upper), method='trf',

@@ -5,7 +5,7 @@ and the estimator run), ``blockwise`` and ``friction_shape`` (long recordings, S
 ``regression`` (regression rows), ``preprocessing`` (filtered signals), ``config``."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -19,11 +19,12 @@ from ..progress import Progress, advance, describe, expect
 from . import metrics
 from .blockwise import reduce, stack_kept
 from .config import IdentificationConfig
+from .delay import DelayFit, TorqueSignal, estimate_delays, given_delays, shifted_rows
 from .fit_check import check_fit
 from .friction_shape import identify_friction_shape
 from .identified_model import IdentifiedModel, prior_standard_parameters, run_estimator
 from .preprocessing import preprocess
-from .regression import stack_processed
+from .regression import StackedRegression, regression_data, stack_processed, torque_signal
 
 
 def identify(robot: RobotModel, datasets: list[Dataset],
@@ -74,6 +75,9 @@ def identify(robot: RobotModel, datasets: list[Dataset],
             processed.append(preprocess(d, robot, config))
             advance(progress)
         stacked = stack_processed(regressor, base, processed, config)
+        stacked, delays = compensate_delays(
+            stacked, [torque_signal(p, f) for p, f in zip(processed, stacked.decimation)],
+            [p.source for p in processed], config)
         shape, stacked, search = identify_friction_shape(regressor, base, processed, stacked,
                                                          config)
         regressor = Regressor(robot, config.spec, transmission, shape)
@@ -87,7 +91,10 @@ def identify(robot: RobotModel, datasets: list[Dataset],
         sources = [(k.source, k.samples) for k in kept]
         describe(progress, 'regressor')
         stacked = stack_kept(regressor, base, kept, progress=progress)
+        signals = [k.torque for k in kept]
         del kept
+        stacked, delays = compensate_delays(stacked, signals, [s for s, _ in sources], config)
+        del signals
     w, tau, mask = stacked.w, stacked.tau, stacked.mask
     expect(progress, 1)
     describe(progress, f'{config.estimator} estimate')
@@ -109,8 +116,46 @@ def identify(robot: RobotModel, datasets: list[Dataset],
              'residual_rms': metrics.rmse(predicted, tau).tolist(),
              'relative_error_percent': metrics.relative_error_percent(predicted, tau),
              'preprocessing': stacked.preprocessing, **search, **extra}
+    if delays:
+        stats['torque_delay'] = [f.report() for f in delays]
     return IdentifiedModel(robot, config, transmission, base, est.values, est.std, stats,
                            standard, regressor.friction_shape or None)
+
+
+def compensate_delays(stacked: StackedRegression, signals: list[TorqueSignal | None],
+                      sources: list[str], config: IdentificationConfig
+                      ) -> tuple[StackedRegression, list[DelayFit]]:
+    """The regression rows with each recording's torque delay compensated, as configured
+    (``torque_delay``).
+
+    Parameters
+    ----------
+    stacked : StackedRegression
+        The regression rows of the recordings, stacked in order.
+    signals : list of TorqueSignal or None
+        Per recording, its filtered torques (``regression.torque_signal``); None with
+        ``torque_delay: none``.
+    sources : list of str
+        The recordings.
+    config : IdentificationConfig
+        ``torque_delay``.
+
+    Returns
+    -------
+    stacked : StackedRegression
+        With the torques shifted where a delay is compensated, and a preprocessing line on
+        each noteworthy delay (``DelayFit.noteworthy``).
+    fits : list of DelayFit
+        Per recording (empty with ``torque_delay: none``).
+    """
+    delay = config.fixed_delay
+    if delay == 0:
+        return stacked, []
+    fits = given_delays(sources, delay) if delay is not None else \
+        estimate_delays(stacked.w, signals, sources, stacked.mask)
+    tau = shifted_rows(signals, fits) if any(f.compensated for f in fits) else stacked.tau
+    lines = [f.summary() for f in fits if f.noteworthy]
+    return replace(stacked, tau=tau, preprocessing=stacked.preprocessing + lines), fits
 
 
 def _same_transmission(datasets: list[Dataset], robot: RobotModel, transmission: Transmission,
@@ -138,7 +183,9 @@ class Validation:
     measured, predicted : (M, n) ndarray
         Joint torques [N·m or N].
     preprocessing : list of str
-        What the preprocessing did (``Processed.summary``).
+        What the preprocessing did (``Processed.summary``, then the torque delay).
+    torque_delay : DelayFit or None
+        The recording's torque delay (None with ``torque_delay: none``).
     """
 
     source: str
@@ -147,6 +194,7 @@ class Validation:
     measured: np.ndarray
     predicted: np.ndarray
     preprocessing: list[str] = field(default_factory=list)
+    torque_delay: DelayFit | None = None
 
     def report(self) -> dict:
         """The metrics labelled with the dataset, an entry of RESULT.yaml's ``validation``.
@@ -154,15 +202,18 @@ class Validation:
         Returns
         -------
         dict
-            ``{'data': source, **metrics}``.
+            ``{'data': source, **metrics}``, and ``torque_delay`` (``DelayFit.report``).
         """
-        return {'data': self.source, **self.metrics}
+        delay = {} if self.torque_delay is None else {'torque_delay': self.torque_delay.report()}
+        return {'data': self.source, **self.metrics, **delay}
 
 
 def validate(model: IdentifiedModel, dataset: Dataset, progress: Progress = None) -> Validation:
     """Predict the torques of a dataset and compare them with its measured torques.
 
-    The dataset is preprocessed like the identification data.
+    The dataset is preprocessed like the identification data, and its own torque delay
+    estimated with the model's parameters held and compensated when significant (or the
+    configured delay applied; ``delay.estimate_delays``).
 
     Parameters
     ----------
@@ -189,7 +240,28 @@ def validate(model: IdentifiedModel, dataset: Dataset, progress: Progress = None
     p = preprocess(dataset, model.robot, model.config)
     advance(progress)
     predicted, measured = model.predict(p)
+    fit = _validation_delay(model, p)
+    if fit is not None and fit.compensated:
+        measured = torque_signal(p, 1).at(fit.applied)
     advance(progress)
     return Validation(dataset.source,
                       metrics.all_metrics(predicted, measured, model.robot.effort_limit),
-                      p.trimmed(p.t), measured, predicted, p.summary)
+                      p.trimmed(p.t), measured, predicted,
+                      p.summary + ([fit.summary()] if fit and fit.noteworthy else []), fit)
+
+
+def _validation_delay(model: IdentifiedModel, p) -> DelayFit | None:
+    """The torque delay of a preprocessed validation recording, estimated as in ``identify``
+    (jointly with parameters of its own, which absorb the model's errors) on the decimated
+    rows."""
+    delay = model.config.fixed_delay
+    if delay == 0:
+        return None
+    if delay is not None:
+        return given_delays([p.source], delay)[0]
+    factor = p.decimation(model.config.decimate)
+    regressor = model.regressor
+    w, _ = regression_data(regressor, model.base, p, factor)
+    return estimate_delays(w, [torque_signal(p, factor)], [p.source],
+                           p.reversal_mask(regressor.gear, factor,
+                                           model.config.reversal_window))[0]

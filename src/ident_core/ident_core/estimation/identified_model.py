@@ -104,16 +104,29 @@ class IdentifiedModel:
             ``delta``, ``v_l``); an entry is None when that parameter is not a base parameter
             on its own (regrouped with others).
         """
-        reg = self.regressor
-        out = {}
-        for term in self.config.spec.actuator_terms:
-            vals = []
-            for m in range(self.robot.n):
-                b = self.base.single_column_base(reg.actuator_index(term, m))
-                vals.append(None if b is None else float(self.values[b]))
-            out[term] = vals
-        out.update({k: v.tolist() for k, v in reg.friction_shape.items()})
+        out = {term: [None if b is None else float(self.values[b]) for b in bases]
+               for term, bases in self._actuator_bases().items()}
+        out.update({k: v.tolist() for k, v in self.regressor.friction_shape.items()})
         return out
+
+    def actuator_std(self) -> dict[str, list]:
+        """Standard deviations of the rotor inertias and friction parameters.
+
+        Returns
+        -------
+        dict of str to list
+            ``{'Ia': [...], 'fv': [...], ...}`` as ``actuator_values`` (without the Stribeck
+            shape), the standard deviation of each value; None where regrouped.
+        """
+        return {term: [None if b is None else float(self.std[b]) for b in bases]
+                for term, bases in self._actuator_bases().items()}
+
+    def _actuator_bases(self) -> dict[str, list]:
+        """Per actuator term, the base parameter of each actuator's column (None: regrouped)."""
+        reg = self.regressor
+        return {term: [self.base.single_column_base(reg.actuator_index(term, m))
+                       for m in range(self.robot.n)]
+                for term in self.config.spec.actuator_terms}
 
 def run_estimator(regressor: Regressor, base: BaseParameters, w: np.ndarray, tau: np.ndarray,
                   mask: np.ndarray | None, config: IdentificationConfig) -> tuple:

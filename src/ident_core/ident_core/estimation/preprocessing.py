@@ -12,6 +12,7 @@ from ..data.datasets import Dataset
 from ..data.plausibility import check_efforts, check_positions
 from ..data.recorded_velocity import check_velocity
 from ..data.signal_processing import differentiate, filter_padding, lowpass
+from ..data.sources import short_source
 from ..data.timing import analyse
 from ..errors import InputError
 from ..model.robot import RobotModel
@@ -30,6 +31,9 @@ SHARP_RATE_FRACTION = 0.4
 #: where the positions stand still, whose sign would be noise.
 REST_FRACTION = 1e-6
 TRIM_PERIODS = 3
+#: The robot stands still while every joint's speed (positions low-passed at the cut-off) is
+#: below this fraction of that joint's peak speed in the log (``standstill_rows``).
+STANDSTILL_FRACTION = 0.01
 
 
 @dataclass
@@ -221,7 +225,7 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         but absent, the sample rate is implausible, the cut-off is above Nyquist, or there are
         too few samples.
     """
-    d, base, cutoff_hz, sharp_hz = time_base(dataset, robot, config)
+    d, base, cutoff_hz, sharp_hz, notes = time_base(dataset, robot, config)
     fs, order = base.rate, config.filter_order
     trim = trim_samples(fs, cutoff_hz)
     grids = [base.grid(segment) for segment in base.segments]
@@ -233,7 +237,7 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
         qd_sharp = [differentiate(lowpass(x, fs, sharp_hz, order), t)
                     for x, t in zip(q_raw, grids)] if sharp_hz > cutoff_hz else qd
-        summary = [base.summary()]
+        summary = [base.summary()] + notes
         if d.velocity is not None:
             v_raw = base.resample(d.velocity, True)
             recorded = [lowpass(x, fs, cutoff_hz, order) for x in v_raw]
@@ -270,11 +274,14 @@ def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig)
     Returns
     -------
     dataset : Dataset
-        Aligned to the robot's joints.
+        Aligned to the robot's joints, without the standstill at its ends
+        (``standstill_rows``, unless ``trim_standstill`` is off).
     base : timing.TimeBase
         Its time base (``timing.analyse``), the short segments dropped.
     cutoff_hz, sharp_hz : float
         Cut-off of positions and torques, and of ``qd_sharp`` [Hz].
+    notes : list of str
+        A summary line on the standstill left out, if any.
 
     Raises
     ------
@@ -286,6 +293,16 @@ def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig)
     check_positions(d, robot)
     cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
     order = config.filter_order
+    notes = []
+    if config.trim_standstill:
+        start, stop = standstill_rows(d.t, d.position, cutoff_hz, order)
+        if (start, stop) != (0, d.samples):
+            ends = [f'the {end} {seconds:.3g} s' for end, seconds in
+                    (('first', d.t[start] - d.t[0]), ('last', d.t[-1] - d.t[stop - 1]))
+                    if seconds > 0]
+            notes.append(f'{short_source(d.source)}: robot standing still: {" and ".join(ends)}'
+                         ' left out (the torque at rest is held by static friction)')
+            d = d.rows(start, stop)
     if config.use_recorded_velocity and d.velocity is None:
         raise InputError(f'{d.source}: no velocity recorded, cannot use recorded velocity')
     base = analyse(d.t, d.position, cutoff_hz, source=d.source, clock=d.clock,
@@ -293,7 +310,50 @@ def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig)
     fs = base.rate
     base = base.without_short(max(2 * trim_samples(fs, cutoff_hz), filter_padding(order)))
     sharp_hz = min(SHARP_CUTOFF_FACTOR * cutoff_hz, SHARP_RATE_FRACTION * fs)
-    return d, base, cutoff_hz, sharp_hz
+    return d, base, cutoff_hz, sharp_hz, notes
+
+
+def standstill_rows(t: np.ndarray, position: np.ndarray, cutoff_hz: float,
+                    order: int = 4) -> tuple[int, int]:
+    """The rows of a log from shortly before the robot first moves to shortly after it last
+    stops.
+
+    The robot moves at a row when some joint's speed, of the positions low-passed at the
+    cut-off (by row index at the median period: enough to tell motion from rest), exceeds
+    ``STANDSTILL_FRACTION`` of that joint's peak speed. ``trim_samples`` rows are kept on each
+    side of the motion: ``preprocess`` trims as many from each end, so the regression rows
+    start where the motion does.
+
+    Parameters
+    ----------
+    t : (N,) ndarray
+        Row stamps [s].
+    position : (N, n) ndarray
+        Positions [rad or m].
+    cutoff_hz : float
+        Low-pass cut-off [Hz].
+    order : int
+        Butterworth order of one pass.
+
+    Returns
+    -------
+    start, stop : int
+        ``[start, stop)``; ``(0, N)`` when the robot moves from end to end, or when the log is
+        too short or too slow for the filter (the preprocessing then says why).
+    """
+    steps = np.diff(t)
+    n_rows = len(t)
+    if not np.any(steps > 0):
+        return 0, n_rows
+    fs = 1.0 / float(np.median(steps[steps > 0]))
+    if not 0 < cutoff_hz < fs / 2 or n_rows <= filter_padding(order):
+        return 0, n_rows
+    speed = np.abs(np.gradient(lowpass(position - position[0], fs, cutoff_hz, order), axis=0))
+    moving = np.flatnonzero(np.any(speed > STANDSTILL_FRACTION * speed.max(axis=0), axis=1))
+    if not len(moving):
+        return 0, n_rows
+    margin = trim_samples(fs, cutoff_hz)
+    return max(0, int(moving[0]) - margin), min(n_rows, int(moving[-1]) + 1 + margin)
 
 
 def _at_rest_zero(qd: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from ..data.signal_processing import decimate_parallel, decimation_is_plain, low
 from ..model.base_parameters import BaseParameters
 from ..model.regressor import Regressor
 from .config import IdentificationConfig
+from .delay import TorqueSignal
 from .preprocessing import Processed, preprocess
 
 #: Actuator columns that change sharply at a velocity reversal (Coulomb, Stribeck): built from
@@ -97,6 +98,31 @@ def kept_rows(p: Processed, length: int, factor: int) -> tuple[np.ndarray, bool]
     rows = np.arange(p.trim, length - p.trim)
     plain = factor == 1 or decimation_is_plain(factor, p.fs, p.cutoff_hz)
     return (rows[::factor] if plain else rows), plain
+
+
+def torque_signal(p: Processed, factor: int) -> TorqueSignal:
+    """The filtered torques of preprocessed data and the rows ``regression_data`` keeps, to
+    shift them by a delay (``delay.TorqueSignal``).
+
+    Parameters
+    ----------
+    p : Processed
+        Preprocessed data.
+    factor : int
+        Decimation factor.
+
+    Returns
+    -------
+    TorqueSignal
+        Whose ``at(0)`` is the ``tau`` of ``regression_data(..., p, factor)``.
+    """
+    segments, rows = [], []
+    plain = True
+    for a, b in p.spans():
+        kept, plain = kept_rows(p, b - a, factor)
+        segments.append(p.tau[a:b])
+        rows.append(kept)
+    return TorqueSignal(p.fs, segments, rows, factor, plain, p.cutoff_hz, p.order)
 
 
 def sharp_columns(regressor: Regressor, base: BaseParameters) -> list[int]:

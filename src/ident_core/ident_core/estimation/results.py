@@ -13,8 +13,11 @@ The file mirrors :class:`ResultFile`::
     links: [{joint, link, mass, com, inertia, physically_consistent}, ...]  # body frames
     identification: {data, samples, equations_left_out, decimation, base_parameter_count,
                      condition_number, rank_gap, residual_rms, relative_error_percent,
-                     preprocessing, prior_weight, prior_weight_scores, std_method}
-    validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error}, ...]
+                     preprocessing, prior_weight, prior_weight_scores, std_method,
+                     torque_delay: [{data, delay_s, std_s, compensated, given,
+                                     residual_improvement}, ...]}
+    validation: [{data, relative_error_percent, rmse, nrms_percent, absolute_error,
+                  torque_delay}, ...]
 
 ``links`` is derived from ``standard_parameters`` for reading (``read_result`` uses the latter).
 For OLS and WLS the standard parameters are one choice among those with the same base parameters
@@ -162,6 +165,34 @@ class ActuatorSection(Schema):
     v_l: list[float] | None = None
 
 
+class TorqueDelayEntry(Schema):
+    """The torque delay of one recording (``delay.DelayFit``).
+
+    Parameters
+    ----------
+    data : str
+        The recording.
+    delay_s : float or None
+        Delay of the torques behind the positions [s] (positive: logged late); None: not
+        determined.
+    std_s : float or None
+        Its standard deviation [s] (0 for a given delay).
+    compensated : bool
+        Whether the torques were shifted by it.
+    given : bool
+        Set in the configuration (``torque_delay``), not estimated.
+    residual_improvement : float
+        Relative fall of the recording's weighted residual RMS with the delay compensated.
+    """
+
+    data: str
+    delay_s: float | None = None
+    std_s: float | None = None
+    compensated: bool = False
+    given: bool = False
+    residual_improvement: float = 0.0
+
+
 class IdentificationStats(Schema):
     """Statistics of the identification fit.
 
@@ -197,6 +228,9 @@ class IdentificationStats(Schema):
     friction_search : dict, optional
         Stribeck models: how the friction shape was searched (method, evaluations, projected
         residual at the grid start and at the end).
+    torque_delay : list of TorqueDelayEntry
+        The torque delay of each recording (absent in older files and with
+        ``torque_delay: none``).
     """
 
     model_config = pydantic.ConfigDict(allow_inf_nan=True)   # condition number, rank gap
@@ -215,6 +249,7 @@ class IdentificationStats(Schema):
     prior_weight_scores: dict[str, float] = {}
     std_method: str | None = None
     friction_search: dict | None = None
+    torque_delay: list[TorqueDelayEntry] = []
 
 
 class LinkEntry(Schema):
@@ -261,6 +296,9 @@ class ValidationEntry(Schema):
         [%]; None without effort limits.
     absolute_error : float
         [N·m or N].
+    torque_delay : TorqueDelayEntry or None
+        The recording's own torque delay, estimated as in the identification (absent in older
+        files).
     """
 
     data: str
@@ -268,6 +306,7 @@ class ValidationEntry(Schema):
     rmse: list[float]
     nrms_percent: float | None
     absolute_error: float
+    torque_delay: TorqueDelayEntry | None = None
 
 
 class ResultFile(Document):

@@ -265,8 +265,9 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
     if mimics:
         joint, leader = mimics[0]
         raise InputError(f'{path}: joint {joint} mimics {leader} (<mimic>), which is not '
-                         'supported: lock it (locked_joints), or remove its <mimic> element '
-                         'to treat it as an independent joint')
+                         'supported: make it type="fixed" in the URDF (an excitation can '
+                         'also hold it with locked_joints), or remove its <mimic> element to '
+                         'treat it as an independent joint')
     if model.nv == 0:
         raise InputError(f'{path}: URDF has no moving joint')
     lower, upper = position_limits(model)

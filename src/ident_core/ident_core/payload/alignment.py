@@ -13,9 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import scipy.interpolate
-import scipy.optimize
-import scipy.signal
 
 from ..errors import InputError
 from ..estimation.preprocessing import Processed
@@ -63,6 +60,10 @@ def align_runs(reference: Processed, other: Processed,
     if len(shared) < 2 or shared[-1] - shared[0] < MIN_OVERLAP * shorter:
         raise InputError(f'{other.source} and {reference.source}: after aligning their motion '
                          f'(shift {shift:.3f} s) the runs overlap for less than half the shorter')
+    # deliberately lazy (here and below): scipy.interpolate, .optimize and .signal only when
+    # runs are aligned; PAYLOAD.yaml's readers import this module too
+    import scipy.interpolate
+
     moved = {k: scipy.interpolate.CubicSpline(oth.t, getattr(oth, k))(shared + shift)
              for k in ('q', 'qd', 'qdd', 'tau', 'sharp_velocity')}
     moved['qd_sharp'] = moved.pop('sharp_velocity')
@@ -97,6 +98,8 @@ def _coarse_shift(ref: Processed, oth: Processed) -> float:
     """Shift [s] with the smallest mean squared position difference over the overlap, among
     every lag on the reference's grid with at least ``MIN_OVERLAP`` of the shorter run (sums
     by FFT cross-correlation and cumulative sums)."""
+    import scipy.signal  # deliberately lazy (align_runs)
+
     dt = float(np.median(np.diff(ref.t)))
     grid = np.arange(oth.t[0], oth.t[-1], dt)
     scale, centre = _scale(ref), ref.q.mean(axis=0)
@@ -121,6 +124,9 @@ def _coarse_shift(ref: Processed, oth: Processed) -> float:
 
 def _refined_shift(ref: Processed, oth: Processed, coarse: float) -> float:
     """The shift within two samples of ``coarse`` minimising the squared position difference."""
+    import scipy.interpolate  # deliberately lazy (align_runs)
+    import scipy.optimize
+
     dt = float(np.median(np.diff(ref.t)))
     spline = scipy.interpolate.CubicSpline(oth.t, oth.q)
     scale = _scale(ref)

@@ -37,16 +37,19 @@ METHODS = ('global', 'model', 'parameter-difference', 'torque-difference', 'stat
 
 class PayloadConfig(IdentificationConfig):
     """How the robot part of a payload identification is modelled and the data filtered
-    (``IdentificationConfig``), with two defaults of its own: rotor inertias are identified,
+    (``IdentificationConfig``), with three defaults of its own: rotor inertias are identified,
     since a missing rotor inertia would be absorbed by the payload; and joint equations within
     0.2 s (two cut-off periods at 10 Hz) of a velocity reversal are left out: there the joints
     stick, ``fc sign(qd)`` does not hold, and the error, at the largest accelerations of the
     motion, biases the payload's small inertia (on the simulated arm: 12 % of the largest
-    principal moment of a 3 kg payload with all equations, 2 % without those). The robot part
-    is always fitted by WLS (``estimator`` is not used)."""
+    principal moment of a 3 kg payload with all equations, 2 % without those); and the
+    standstill at the ends of a run is kept: the static method takes its poses at rest, and
+    the paired runs of the difference methods are aligned row by row. The robot part is always
+    fitted by WLS (``estimator`` is not used)."""
 
     rotor_inertia: bool = with_default(IdentificationConfig, 'rotor_inertia', True)
     reversal_window: NonNegativeFloat = with_default(IdentificationConfig, 'reversal_window', 0.2)
+    trim_standstill: bool = with_default(IdentificationConfig, 'trim_standstill', False)
 
 
 def robot_regressor(robot: RobotModel, datasets: list[Dataset],

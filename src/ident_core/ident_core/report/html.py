@@ -33,12 +33,15 @@ class Table:
         A CSS class per row (``trusted``, ``uncertain``, ``poor``), or empty.
     caption : str
         Shown above the table.
+    cell_classes : list of list of str, optional
+        A CSS class per cell (rows of ``rows``' shape), or empty.
     """
 
     header: list[str]
     rows: list[list]
     row_classes: list[str] = field(default_factory=list)
     caption: str = ''
+    cell_classes: list[list[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -124,20 +127,24 @@ def _table(t: Table) -> str:
     rows = []
     for i, row in enumerate(t.rows):
         css = t.row_classes[i] if i < len(t.row_classes) and t.row_classes[i] else ''
-        cells = ''.join(_cell(c) for c in row)
+        classes = t.cell_classes[i] if i < len(t.cell_classes) else []
+        cells = ''.join(_cell(c, classes[k] if k < len(classes) else '')
+                        for k, c in enumerate(row))
         rows.append(f'<tr class="{css}">{cells}</tr>' if css else f'<tr>{cells}</tr>')
     caption = f'<caption class="note">{_e(t.caption)}</caption>' if t.caption else ''
     return f'<table>{caption}<tr>{head}</tr>{"".join(rows)}</table>'
 
 
-def _cell(value) -> str:
+def _cell(value, css: str = '') -> str:
     if isinstance(value, str):
-        return f'<td class="text">{_e(value)}</td>'
+        return f'<td class="text {css}">{_e(value)}</td>' if css else \
+            f'<td class="text">{_e(value)}</td>'
+    attribute = f' class="{css}"' if css else ''
     if value is None:
-        return '<td>—</td>'
+        return f'<td{attribute}>—</td>'
     if isinstance(value, bool):
-        return f'<td>{"yes" if value else "no"}</td>'
-    return f'<td>{value:.4g}</td>'
+        return f'<td{attribute}>{"yes" if value else "no"}</td>'
+    return f'<td{attribute}>{value:.4g}</td>'
 
 
 def _e(text: str) -> str:

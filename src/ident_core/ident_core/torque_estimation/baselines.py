@@ -5,7 +5,6 @@ a time.
 from __future__ import annotations
 
 import numpy as np
-import scipy.signal
 
 #: Sample intervals the low-pass waits for to know the sample rate of its design.
 DESIGN_SAMPLES = 10
@@ -90,11 +89,15 @@ class LowpassFilter:
             if len(self._intervals) < DESIGN_SAMPLES:
                 return y
             self._design(1.0 / float(np.median(self._intervals)), y)
-        out, self._state = scipy.signal.sosfilt(self._sos, y[None, :], axis=0, zi=self._state)
+        out, self._state = self._sosfilt(self._sos, y[None, :], axis=0, zi=self._state)
         return out[0]
 
     def _design(self, rate: float, y: np.ndarray) -> None:
+        # deliberately lazy: scipy.signal (~0.5 s to import) only for the lowpass method
+        import scipy.signal
+
         cutoff = min(self.cutoff_hz, 0.45 * rate)
+        self._sosfilt = scipy.signal.sosfilt
         self._sos = scipy.signal.butter(self.order, cutoff, fs=rate, output='sos')
         zi = scipy.signal.sosfilt_zi(self._sos)
         self._state = zi[:, :, None] * y[None, None, :]

@@ -28,28 +28,30 @@ class TorqueEstimatorConfig(Schema):
     """How joint torques are estimated."""
 
     method: Literal[METHODS] = Field(
-        'kalman', description='``kalman``: the model-based Kalman filter of '
-        'scara_kalman_torque_estimation_2018; ``mean5``: the mean of the last ``mean_window`` '
-        "measurements (the paper's baseline, eq. (22)); ``lowpass``: a causal Butterworth "
-        'low-pass; ``momentum-observer``: no filtering of the joint torque, the external '
-        'torque of the momentum observer only (which every method gives, from the measured '
-        'torque).')
+        'kalman', description='``kalman``: model-based Kalman filters: without a reference the '
+        'state filter of the motion and the model error (``state_filter``), with one the filter '
+        'of scara_kalman_torque_estimation_2018; ``mean5``: the mean of the last '
+        "``mean_window`` measurements (the paper's baseline, eq. (22)); ``lowpass``: a causal "
+        'Butterworth low-pass; ``momentum-observer``: no filtering of the joint torque, the '
+        'external torque of the momentum observer only (which every method gives, from the '
+        'measured torque).')
     linearization: Literal['reference', 'measured'] = Field(
-        'reference', description='Kalman filter: the motion where the inverse dynamics are '
-        'expanded. ``reference``: the reference of the previous sample, so that the '
-        "prediction follows the reference's increments; ``measured``: the measured position, "
-        'its first difference and the acceleration of the forward dynamics under the '
-        "mean-filtered torque (the paper's eq. (10), (22), (23)). Without a reference both "
-        'use the measured motion.')
+        'reference', description='Kalman filter with a reference: the motion where the inverse '
+        'dynamics are expanded. ``reference``: the reference of the previous sample, so that '
+        "the prediction follows the reference's increments; ``measured``: the measured "
+        'position, its first difference and the acceleration of the forward dynamics under '
+        "the mean-filtered torque (the paper's eq. (10), (22), (23)).")
     initial_covariance: PositiveFloat | list[float] = Field(
-        0.1, description='Kalman filter: ``P0`` [(N·m)²], one, n or n² values.')
+        0.1, description='Kalman filter with a reference: ``P0`` [(N·m)²], one, n or n² '
+        'values.')
     process_noise: Covariance = Field(
-        'auto', description='Kalman filter: ``W`` [(N·m)²], one, n or n² values; ``auto``: '
-        'estimated per joint while filtering, from the auto-covariance of the innovation of '
-        'the measured increments (``noise.NoiseEstimator``).')
+        'auto', description='Kalman filter: ``W`` [(N·m)²], one, n or n² values (the state '
+        'filter takes the diagonal); ``auto``: estimated per joint while filtering (the state '
+        "filter's ``state_noise``; with a reference, from the auto-covariance of the "
+        'innovation of the measured increments, ``noise.NoiseEstimator``).')
     measurement_noise: Covariance = Field(
-        'auto', description='Kalman filter: ``V`` [(N·m)²], one, n or n² values; ``auto``: '
-        'estimated like ``process_noise``.')
+        'auto', description='Kalman filter: ``V`` [(N·m)²], one, n or n² values (the state '
+        'filter takes the diagonal); ``auto``: estimated like ``process_noise``.')
     noise_time_constant: PositiveFloat = Field(
         10.0, description='Kalman filter, ``auto`` covariances: memory of the noise estimates '
         '[s].')

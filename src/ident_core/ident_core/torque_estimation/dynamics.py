@@ -71,6 +71,11 @@ class DynamicModel:
         """Number of joints."""
         return self.robot.n
 
+    @property
+    def direct(self) -> bool:
+        """Whether every actuator drives its joint alone (``gear`` is the identity)."""
+        return self._direct
+
     def create_data(self) -> pin.Data:
         """A work space for the functions of this module.
 
@@ -115,7 +120,8 @@ class DynamicModel:
         return (g.T * slope) @ g
 
 
-def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd) -> np.ndarray:
+def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd,
+                     friction: bool = True) -> np.ndarray:
     """Joint torques of a motion.
 
     Parameters
@@ -126,6 +132,8 @@ def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd) -> np.ndarray
         Its work space; overwritten.
     q, qd, qdd : (n,) ndarray
         Joint positions, velocities and accelerations [rad, rad/s, rad/s² or m, m/s, m/s²].
+    friction : bool
+        Include the friction torque (else: the rigid body and rotor inertia only).
 
     Returns
     -------
@@ -133,7 +141,7 @@ def inverse_dynamics(dm: DynamicModel, data: pin.Data, q, qd, qdd) -> np.ndarray
         ``tau`` [N·m or N].
     """
     tau = pin.rnea(dm.model, data, configuration(dm.model, q), qd, qdd) \
-        + dm.friction_torque(qd)
+        + (dm.friction_torque(qd) if friction else 0.0)
     if dm.rotor_coupling is not None:
         tau += dm.rotor_coupling @ qdd
     return tau

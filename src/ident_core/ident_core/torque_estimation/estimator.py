@@ -2,12 +2,16 @@
 measured positions and torques in, the estimate of the joint torques and of the external
 torques out.
 
-The velocity is the first difference of the positions over the stamps (the paper's, and what a
-drive reports), a continuous joint's angle unwrapped first; a sample with the stamp of the
-previous one is a repeat and is skipped. The external torque is the momentum observer's, driven
-by the measured torque for every method: the observer is itself a first-order filter of
-bandwidth ``observer_gain``, and another filter in front of it would only delay a collision's
-detection. ``momentum-observer`` leaves the joint torque unfiltered.
+``kalman`` estimates with the state Kalman filter (``state_filter``), which needs no reference,
+on every sample; on the samples that come with a reference, the paper's filter expanded at the
+reference (``kalman``) gives the estimate instead, started afresh where a reference begins. The
+velocity of the baselines and of the paper's filter is the first difference of the positions
+over the stamps (the paper's, and what a drive reports), a continuous joint's angle unwrapped
+first (for every method); a sample with the stamp of the previous one is a repeat and is
+skipped. The external torque is the momentum observer's, driven by the measured torque for every
+method: the observer is itself a first-order filter of bandwidth ``observer_gain``, and another
+filter in front of it would only delay a collision's detection. ``momentum-observer`` leaves the
+joint torque unfiltered.
 """
 from __future__ import annotations
 
@@ -21,10 +25,11 @@ from ..model.robot import unwrapped
 from ..monitoring.statistics import InnovationStatistics
 from ..schema import per_joint
 from .baselines import LowpassFilter, MeanFilter
-from .config import TorqueEstimatorConfig
+from .config import TorqueEstimatorConfig, covariance
 from .dynamics import DynamicModel
 from .kalman import GATE, KalmanTorqueFilter, measured_motion
 from .observer import MomentumObserver
+from .state_filter import StateKalmanFilter
 
 
 @dataclass(frozen=True)
@@ -55,11 +60,16 @@ class TorqueEstimator:
 
     Attributes
     ----------
+    kalman : StateKalmanFilter or None
+        ``kalman``: the state Kalman filter (None for the other methods).
+    reference_kalman : KalmanTorqueFilter or None
+        ``kalman``: the paper's filter of the current stretch of samples with a reference
+        (None outside one).
     repeats : int
         Samples skipped because their stamp repeated the previous one.
     innovations : InnovationStatistics or None
-        The Kalman filter's innovations (from its second sample on; None for the other
-        methods); whoever reports them resets them.
+        The innovations of the Kalman filter that gave each estimate (from its second sample
+        on; None for the other methods); whoever reports them resets them.
 
     Raises
     ------
@@ -71,7 +81,9 @@ class TorqueEstimator:
         n = dm.n
         self.dm, self.config = dm, config
         self.method = config.method
-        self.kalman = KalmanTorqueFilter(dm, config) if self.method == 'kalman' else None
+        self.kalman = StateKalmanFilter(dm, config) if self.method == 'kalman' else None
+        self.reference_kalman = None
+        covariance(config.initial_covariance, n, 'initial_covariance')     # checked up front
         self.lowpass = LowpassFilter(config.lowpass_cutoff_hz, config.lowpass_order) \
             if self.method == 'lowpass' else None
         self.mean = MeanFilter(n, config.mean_window)
@@ -133,19 +145,33 @@ class TorqueEstimator:
         return TorqueEstimate(filtered, self.observer.update(q, effort, dt).copy())
 
     def _kalman(self, q, qd, mean, effort, dt, reference):
+        estimate = self.kalman.update(q, effort, dt)
+        used = self.kalman
+        if reference is None:
+            self.reference_kalman = None
+        else:
+            if self.reference_kalman is None:
+                self.reference_kalman = KalmanTorqueFilter(self.dm, self.config)
+            used = self.reference_kalman
+            started = used.innovation is not None
+            estimate = self._referenced(q, qd, mean, effort, dt, reference)
+            if not started:                 # its first sample only initialises it
+                return estimate
+        if used.innovation is not None:
+            self.innovations.add(used.innovation, used.innovation_variance)
+        return estimate
+
+    def _referenced(self, q, qd, mean, effort, dt, reference):
+        """The paper's filter expanded at the reference."""
+        flt = self.reference_kalman
         cache = []
 
         def measured():
             if not cache:
-                cache.append(measured_motion(self.dm, self.kalman.data, q, qd, mean))
+                cache.append(measured_motion(self.dm, flt.data, q, qd, mean))
             return cache[0]
 
-        target = reference if reference is not None else measured()
-        first = self.kalman.innovation is None
-        estimate = self.kalman.update(effort, dt, target, measured, qd)
-        if not first:               # the first sample only initialises the filter
-            self.innovations.add(self.kalman.innovation, self.kalman.innovation_variance)
-        return estimate
+        return flt.update(effort, dt, reference, measured, qd)
 
     def _checked(self, values, what: str) -> np.ndarray:
         x = np.asarray(values, dtype=float)

@@ -1,5 +1,5 @@
-"""Torque estimation over a recording, sample by sample as the node does it live
-(docs/methods.md §12)."""
+"""Torque estimation over a recording, sample by sample as the node does it live, and, for
+analysis, smoothed over the whole recording (docs/methods.md §12)."""
 from __future__ import annotations
 
 import io
@@ -18,6 +18,7 @@ from .collision import Collision, CollisionDetector
 from .config import TorqueEstimatorConfig
 from .dynamics import DynamicModel
 from .estimator import TorqueEstimator
+from .smoother import smooth_torques
 
 #: The reference motion at a time, or None where there is none.
 Reference = Callable[[float], 'tuple[np.ndarray, np.ndarray, np.ndarray] | None']
@@ -46,11 +47,15 @@ class TorqueEstimates:
     repeats : int
         Rows left out because their stamp repeated the previous one.
     noise : dict of str to list of float
-        Kalman filter with estimated covariances: the final ``W`` and ``V`` per joint.
+        ``kalman``: the final noise estimates per joint (``StateNoise.summary``; with a
+        reference, also the paper's filter's estimated ``W`` and ``V`` as
+        ``reference_process_noise`` and ``reference_measurement_noise``).
     rows : (M,) ndarray of int or None
         Rows of the recording the samples come from.
     true : (M, n) ndarray or None
         True joint torques, when known (a simulated robot: ``sim.evaluation``).
+    smoothed : (M, n) ndarray or None
+        The smoothed joint torques (``smoother``), when asked for [N·m or N].
     """
 
     source: str
@@ -65,12 +70,13 @@ class TorqueEstimates:
     noise: dict = field(default_factory=dict)
     rows: np.ndarray | None = None
     true: np.ndarray | None = None
+    smoothed: np.ndarray | None = None
 
 
 def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimatorConfig,
-                     reference: Reference | None = None,
-                     progress: Progress = None) -> TorqueEstimates:
-    """Run a torque estimator over a recording.
+                     reference: Reference | None = None, progress: Progress = None,
+                     smooth: bool = False) -> TorqueEstimates:
+    """Run a torque estimator over a recording, and the smoother if asked.
 
     Parameters
     ----------
@@ -82,10 +88,13 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
         Method and settings.
     reference : callable, optional
         ``reference(t)``: the reference motion ``(q, qd, qdd)`` in model joint order at a
-        stamp, or None (then the measured motion is the reference).
+        stamp, or None (then the state filter estimates without one).
     progress : callable or object with ``update(n)``, optional
         Told of the samples done, a block of ``PROGRESS_BLOCK`` at a time; the increments
-        sum to the number of samples (``ident_core.progress``).
+        sum to the number of samples, twice with ``smooth`` (``ident_core.progress``).
+    smooth : bool
+        Also smooth the torques over the whole recording (``smoother.smooth_torques``, from
+        the noise estimates of the causal pass when the method is ``kalman``).
 
     Returns
     -------
@@ -105,7 +114,8 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
     detector = CollisionDetector(per_joint(config.collision_threshold, dm.n,
                                            'collision_threshold'), config.collision_time)
     rows, filtered, external, collisions = [], [], [], []
-    expect(progress, len(data.t))
+    passes = 2 if smooth else 1
+    expect(progress, passes * len(data.t))
     for k, t in enumerate(data.t):
         if k and k % PROGRESS_BLOCK == 0:
             advance(progress, PROGRESS_BLOCK)
@@ -122,18 +132,41 @@ def estimate_torques(dm: DynamicModel, dataset: Dataset, config: TorqueEstimator
         collisions += detector.update(float(t), estimate.external)
     advance(progress, len(data.t) - (len(data.t) - 1) // PROGRESS_BLOCK * PROGRESS_BLOCK
             if len(data.t) else 0)
-    noise = {}
-    if estimator.kalman is not None and estimator.kalman.noise is not None:
-        w, v = estimator.kalman.noise.covariances()
-        noise = {'process_noise': w.tolist(), 'measurement_noise': v.tolist()}
+    rows = np.array(rows, dtype=int)
+    smoothed = None
+    if smooth:
+        told = []
+
+        def smoothing(k):
+            if k and k % PROGRESS_BLOCK == 0:
+                advance(progress, PROGRESS_BLOCK)
+                told.append(PROGRESS_BLOCK)
+
+        flt = estimator.kalman
+        smoothed = smooth_torques(dm, config, np.diff(data.t[rows], prepend=data.t[rows[:1]]),
+                                  data.position[rows], data.effort[rows],
+                                  None if flt is None else flt.noise, smoothing)
+        advance(progress, len(data.t) - sum(told))
     return TorqueEstimates(data.source, config.method, list(dm.robot.joint_names),
                            data.t[rows], data.effort[rows], np.array(filtered),
-                           np.array(external), collisions, estimator.repeats, noise,
-                           np.array(rows, dtype=int))
+                           np.array(external), collisions, estimator.repeats,
+                           _noise(estimator), rows, smoothed=smoothed)
+
+
+def _noise(estimator: TorqueEstimator) -> dict:
+    """The final noise estimates of the Kalman filters (``TorqueEstimates.noise``)."""
+    if estimator.kalman is None:
+        return {}
+    noise = estimator.kalman.noise.summary()
+    paper = estimator.reference_kalman
+    if paper is not None and paper.noise is not None:
+        w, v = paper.noise.covariances()
+        noise.update(reference_process_noise=w.tolist(), reference_measurement_noise=v.tolist())
+    return noise
 
 
 def torques_csv(result: TorqueEstimates) -> str:
-    """TORQUES.csv: time, then measured, filtered, external (and true) torque per joint.
+    """TORQUES.csv: time, then measured, filtered, external (smoothed, true) torque per joint.
 
     Parameters
     ----------
@@ -143,12 +176,14 @@ def torques_csv(result: TorqueEstimates) -> str:
     -------
     str
         The CSV text (header ``t,measured_<joint>...,filtered_<joint>...,external_<joint>...``,
-        then ``true_<joint>...`` when ``result.true`` is known).
+        then ``smoothed_<joint>...`` when ``result.smoothed`` is there and ``true_<joint>...``
+        when ``result.true`` is known).
     """
     kinds = [('measured', result.measured), ('filtered', result.filtered),
              ('external', result.external)]
-    if result.true is not None:
-        kinds.append(('true', result.true))
+    for kind in ('smoothed', 'true'):
+        if getattr(result, kind) is not None:
+            kinds.append((kind, getattr(result, kind)))
     header = ['t'] + [f'{kind}_{j}' for kind, _ in kinds for j in result.joint_names]
     buffer = io.StringIO()
     np.savetxt(buffer, np.column_stack([result.t] + [x for _, x in kinds]), delimiter=',',

@@ -54,7 +54,7 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
                            truth: str | Path | None = None,
                            recordings: RecordingOptions | None = None,
                            out: str | Path | None = None,
-                           progress: Progress = None) -> TorquesOutcome:
+                           progress: Progress = None, smooth: bool = False) -> TorquesOutcome:
     """Run a torque estimator over a whole recording and write TORQUES.csv.
 
     Parameters
@@ -73,8 +73,8 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
     ignore_urdf_change : bool
         Accept a URDF that differs from the one RESULT.yaml was identified with.
     reference : str or Path, optional
-        The excitation trajectory the robot tracked; default: the measured motion is the
-        reference.
+        The excitation trajectory the robot tracked; default: none (the state Kalman filter
+        estimates from the encoders and torques).
     reference_start : float, optional
         Start of the reference's first period in the recording's time [s]; default for a
         rosbag2: the stamp of its ``ExcitationTrajectory`` message.
@@ -87,6 +87,9 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
         TORQUES.csv to write; default ``<recording>.torques.csv`` (``outputs.output_path``).
     progress : callable or object with ``update(n)``, optional
         Told of the samples done (``ident_core.progress``).
+    smooth : bool
+        Also smooth the torques over the whole recording (``smoothed_<joint>`` columns;
+        ``torque_estimation.smoother``).
 
     Returns
     -------
@@ -110,7 +113,8 @@ def torques_from_recording(data: str | Path, config: TorqueEstimatorConfig | Non
         data, recording, reference, reference_start, dm.robot.joint_names, options)
     true = None if truth is None else load_ground_truth(truth)
     describe(progress, config.method)
-    result = estimate_torques(dm, recording.dataset, config, follow, progress=progress)
+    result = estimate_torques(dm, recording.dataset, config, follow, progress=progress,
+                              smooth=smooth)
     if true is not None:
         result.true = true_torques(recording.dataset, recording.stamps, true,
                                    dm.robot)[result.rows]

@@ -16,7 +16,7 @@ ROSDEP = {'numpy': 'python3-numpy', 'scipy': 'python3-scipy', 'yaml': 'python3-y
           'pinocchio': 'pinocchio', 'coal': 'pinocchio', 'pydantic': 'python3-pydantic',
           'tqdm': 'python3-tqdm', 'threadpoolctl': 'python3-threadpoolctl', 'cvxpy': None,
           'rosbags': None, 'setuptools': None, 'pytest': None, 'matplotlib': 'python3-matplotlib',
-          'distributed': None}
+          'dask': None, 'distributed': None}
 PYTHON_PACKAGES = sorted(p.parent for p in SRC.glob('*/setup.py'))
 
 

@@ -43,7 +43,7 @@ DOMAIN = 100 + (random.randrange(90) + os.getpid() + 53) % 90
 #: more: the action server may be discovered late (the wait ends when it is); a goal taken late
 #: by the simulator starts into the motion (the lead only delays it; ``excite`` fails on the
 #: node's warning), and while the simulator takes a goal it publishes no joint_states (its one
-#: thread converts the goal's points, about 0.1 s for 2101 points unloaded; with a CPU hog beside
+#: thread converts the goal's points, some 50 ms for 2101 points; with a CPU hog beside
 #: the niced test, such a goal was accepted 3.4 s after it was sent and the node saw no
 #: joint_states for 1.7 s, against the watchdog's default limit of 1 s).
 BUSY_MACHINE = {'controller_wait': 30.0, 'goal_lead': 5.0, 'joint_states_timeout': 10.0}

@@ -95,7 +95,7 @@ def simulator(name: str):
 
 
 def limits(robot, name: str) -> JointLimits:
-    params = read_yaml(CONFIG / name / 'excitation_node.yaml')['excitation_node']
+    params = read_yaml(CONFIG / name / 'excitation_node.yaml')['/**/excitation_node']
     return JointLimits.from_robot(robot, params['ros__parameters']['acceleration_limits'])
 
 
@@ -261,7 +261,7 @@ def section_collisions(models):
 
 
 def collisions(name, robot, sim, model, dm):
-    params = read_yaml(CONFIG / name / 'torque_estimator.yaml')['torque_estimator']
+    params = read_yaml(CONFIG / name / 'torque_estimator.yaml')['/**/torque_estimator']
     config = TorqueEstimatorConfig(**params['ros__parameters'])
     threshold = per_joint(config.collision_threshold, robot.n, 'collision_threshold')
     print(f'\n3. collision detection, {name}, identified model; thresholds '

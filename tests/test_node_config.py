@@ -39,7 +39,7 @@ def _model(file: str):
 @pytest.mark.parametrize('robot,file', [(r, f) for r in ROBOTS for f in NODE_FILES[r]])
 def test_config_holds_only_declared_parameters_that_differ_from_their_defaults(robot, file):
     node, model = _model(file)
-    values = yaml.safe_load((CONFIG / robot / file).read_text())[node]['ros__parameters']
+    values = yaml.safe_load((CONFIG / robot / file).read_text())[f'/**/{node}']['ros__parameters']
     unknown = sorted(set(values) - set(model.model_fields))
     assert not unknown, f'{robot}/{file}: not parameters of {node}: {unknown}'
     same = sorted(k for k, v in values.items() if v == model.model_fields[k].default)
@@ -69,7 +69,7 @@ def test_simulator_settings_from_launch_arguments_default_to_the_declared_defaul
     assert set(passed) == {'payload_mass', 'payload_mounted'}
     for robot in ROBOTS:
         config = yaml.safe_load((CONFIG / robot / 'ident_sim.yaml').read_text())[
-            'ident_sim']['ros__parameters']
+            '/**/ident_sim']['ros__parameters']
         for name, arg in passed.items():
             default = SimNodeParameters.model_fields[name].default
             assert yaml.safe_load(defaults[arg]) == default, name

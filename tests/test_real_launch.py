@@ -208,6 +208,11 @@ CASES = {
         'urdf': 'urdf/scara_3dof.urdf', 'config_dir': 'config/scara_3dof', 'rviz': 'true',
         'jtc_topic': '/arm/joint_trajectory_controller/joint_trajectory',
         'joint_states_topic': '/arm/joint_states', 'torque_estimator': 'false'}),
+    # one robot of several: every node in the namespace, the topics relative to it
+    'sim-namespace-scara-demo': ('sim.launch.yaml', {
+        'namespace': 'left', 'robot': 'scara_3dof', 'demo': 'true', 'output_dir': '{tmp}/out'}),
+    'real-namespace-description': ('real.launch.yaml', {
+        'namespace': 'right', 'rviz': 'true', 'robot_state_publisher': 'false'}),
     'robot_hardware': ('robot_hardware.launch.yaml', {}),
     'robot_hardware-scara': ('robot_hardware.launch.yaml', {'robot': 'scara_3dof',
                                                              'master_id': '1'}),
@@ -312,6 +317,8 @@ def test_launch_file_resolves_alike_under_the_real_launch(
     assert warnings == []
     assert variables == {k: v for k, v in report['configurations'].items()
                          if k != 'launch-prefix'}
+    if 'namespace' in args:                        # every node in the namespace
+        assert {v['namespace'] for v in real} == {'/' + args['namespace']}
     if launch_name != 'robot_hardware.launch.yaml' and args.get('torque_estimator') != 'false':
         # the empty torque_model (default) is the empty string, without the quoting
         # "'$(var torque_model)'" that ident_launch needed before it followed launch

@@ -160,7 +160,9 @@ def _p_value(cmd: list[str], name: str):
 @pytest.mark.parametrize('launch_file, args, urdf', [
     ('sim.launch.yaml', {}, 'six_axis_3kg.urdf'),
     ('sim.launch.yaml', {'robot': 'scara_3dof'}, 'scara_3dof.urdf'),
-    ('real.launch.yaml', {}, 'six_axis_3kg.urdf'),
+    # (real.launch.yaml's nodes take the stack's robot_description unless urdf:= is given)
+    ('real.launch.yaml', {'urdf': str(REPO / 'urdf' / 'six_axis_3kg.urdf')},
+     'six_axis_3kg.urdf'),
 ])
 def test_rviz_true_starts_robot_state_publisher_with_the_urdf_and_rviz2(
         stand_in_prefix, launch_file, args, urdf):
@@ -176,7 +178,8 @@ def test_rviz_true_starts_robot_state_publisher_with_the_urdf_and_rviz2(
     config = Path(rviz.cmd[rviz.cmd.index('-d') + 1])
     assert config.read_text() == RVIZ.read_text()
     if launch_file == 'real.launch.yaml':          # TF from the robot's joint_states
-        assert '-r' in rsp.cmd and 'joint_states:=/joint_states' in rsp.cmd
+        # (relative: in the launch's namespace, the root one by default)
+        assert '-r' in rsp.cmd and 'joint_states:=joint_states' in rsp.cmd
     # rviz:=false (the default): neither is started
     _, specs = resolve(launch, args)
     assert not {'robot_state_publisher', 'rviz2'} & {s.pkg for s in specs}

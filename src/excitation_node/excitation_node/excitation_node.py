@@ -64,6 +64,7 @@ from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
+from ident_core.data.joint_selection import JointSelection
 from ident_core.errors import IdentError, InputError
 from ident_core.excitation.config import default_config, load_excitation_config
 from ident_core.excitation.fourier import FourierTrajectory
@@ -74,7 +75,6 @@ from ident_core.excitation.on_robot import (
     optimizer_settings,
 )
 from ident_core.excitation.optimize import OPTIMIZERS
-from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import tracking_status
 from ident_core.monitoring.statistics import RunningStatistics
 from ident_core.monitoring.status import DiagnosticsConfig, Status
@@ -89,31 +89,34 @@ from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
 from ident_ros.controller_action import TrajectoryGoals, action_name, available, goal_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
-from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.trajectories import joint_trajectory_msg, trajectory_from_msg, trajectory_to_msg
 from ident_ros.worker import failure_message, in_thread, with_timeout
 
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
 STOP_DELIVERY = 2.0         # s a shutdown waits for its stop command to reach the controller
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
-# The watch takes the newest joint_states only, when it looks (a callback per 1 kHz sample
-# would rebuild this node's wait set a thousand times a second).
-LATEST_ONLY_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1,
-                             reliability=ReliabilityPolicy.BEST_EFFORT)
+# The watch takes the newest joint_states when it looks, not a callback per 1 kHz sample (that
+# would rebuild this node's wait set a thousand times a second); the newest few, because the
+# newest may be another publisher's (a gripper's broadcaster publishing right after the arm's
+# in every controller cycle would otherwise hide the arm's for good).
+NEWEST_SAMPLES = 8
+NEWEST_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=NEWEST_SAMPLES,
+                        reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
-class ExcitationNodeParameters(DiagnosticsConfig):
-    """Parameters of the excitation node."""
+class ExcitationNodeParameters(RobotDescriptionParameters, DiagnosticsConfig):
+    """Parameters of the excitation node; the robot model gives the position and velocity
+    limits and the joint names."""
 
-    urdf_file: UrdfFile = Field('', description='URDF of the robot (required): position and '
-                                'velocity limits, joint names.')
     acceleration_limits: list[float] = Field(
         [10.0], description='Acceleration limits [rad/s² or m/s²], one for every joint or one '
         'per joint (URDF order).')
     limit_margin: float = Field(
         0.02, ge=0, lt=0.5, description='Fraction of the position range, velocity and '
         'acceleration limit kept free, in [0, 0.5).')
-    command_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+    command_topic: str = Field('joint_trajectory_controller/joint_trajectory',
                                description='JointTrajectory topic of the '
                                            'joint_trajectory_controller; its '
                                            'FollowJointTrajectory action is '
@@ -143,11 +146,12 @@ class ExcitationNodeParameters(DiagnosticsConfig):
         0.0, ge=0, description='FollowJointTrajectory: time after the end of the motion '
         'within which the robot must be within ``goal_tolerance`` [s]; 0: the '
         "controller's default (``constraints.goal_time``).")
-    joint_states_topic: str = Field('/joint_states',
-                                    description='Where the current position is read.')
-    recorder_start_service: str = Field('/recorder/start',
+    joint_states_topic: str = Field(
+        'joint_states', description="Where the current position is read: the messages that "
+        "name every joint of the motion (others, e.g. a gripper's, are skipped).")
+    recorder_start_service: str = Field('recorder/start',
                                         description="The recorder's start service.")
-    recorder_stop_service: str = Field('/recorder/stop',
+    recorder_stop_service: str = Field('recorder/stop',
                                        description="The recorder's stop service.")
     point_period: PositiveFloat = Field(0.01,
                                         description='Time between JointTrajectory points [s].')
@@ -168,7 +172,7 @@ class ExcitationNodeParameters(DiagnosticsConfig):
         0.5, gt=0, le=1, description="The ``excitation tracking`` diagnostic warns when a "
         "joint's tracking error exceeds this fraction of its ``tracking_error_limit``.")
     recordings_topic: str = Field(
-        '/recorder/recordings', description="The recorder's reports (its publisher's "
+        'recorder/recordings', description="The recorder's reports (its publisher's "
         'liveliness tells that it runs): a recorded motion stops when the recorder is gone.')
     optimizer_config: str = Field('', description='Excitation config of ``~/optimize`` '
                                   '(empty: the defaults of that format).')
@@ -187,7 +191,7 @@ class ExcitationNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('excitation_node', **kwargs)
         p = declare_parameters(self, ExcitationNodeParameters)
-        self.robot = load_robot(p.urdf_file)
+        self.robot = robot_model(self, p)
         self.acceleration = per_joint(p.acceleration_limits, self.robot.n, 'acceleration_limits')
         self.limits = JointLimits.from_robot(self.robot, self.acceleration) \
             .with_margin(p.limit_margin)
@@ -202,7 +206,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.group = group = ReentrantCallbackGroup()
         self.command = self.create_publisher(JointTrajectory, p.command_topic, qos.COMMAND_QOS)
         self.controller = TrajectoryGoals(
-            self, action_name(p.command_topic), self._on_controller_result, group) \
+            self, action_name(self.command.topic_name), self._on_controller_result, group) \
             if available() and p.controller_interface != 'topic' else None
         self.via_action = False             # whether the running goal uses the controller's action
         self.result_pending = False         # the controller's result of its goal is awaited
@@ -217,11 +221,15 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.tracking_limit = per_joint(p.tracking_error_limit, self.robot.n,
                                         'tracking_error_limit')
         self.measured: JointSample | None = None
+        self.samples_taken = 0
+        self.watched = JointSelection(self.robot.joint_names)     # joints of the motion
         self.state_sub = None
         # joint_states are taken by a node of their own, spun only by the watch timer
-        # (not the process's arguments: a launch file's __node remap would name it like this one)
+        # (not the process's arguments: a launch file's __node remap would name it like this one;
+        # the topic resolved by this node: its namespace and remappings)
         self.state_node = rclpy.create_node('_excitation_node_watch', context=self.context,
                                             use_global_arguments=False)
+        self.joint_states_topic = self.resolve_topic_name(p.joint_states_topic)
         self.state_executor = SingleThreadedExecutor(context=self.context)
         self.state_executor.add_node(self.state_node)
         self.recorder_alive = False
@@ -256,7 +264,8 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period,
                                                 self.robot.model.name)
         self.diagnostics.add('excitation tracking', self.tracking_status)
-        self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
+        self.get_logger().info(f'ready: {self.robot.n} joints, commands on '
+                               f'{self.command.topic_name}')
 
     # --- action ---------------------------------------------------------------------------
     def _on_goal(self, goal):
@@ -317,7 +326,7 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.sent_until = -np.inf
         self.described = 0
         via = (f'FollowJointTrajectory {self.controller.name}' if self.via_action
-               else f'JointTrajectory on {self.p.command_topic}')
+               else f'JointTrajectory on {self.command.topic_name}')
         self.get_logger().info(f'running {requested.name!r} via {via}: '
                                f'{streaming.plan_summary(plan, requested)}')
         self.stop_sent = None
@@ -357,7 +366,8 @@ class ExcitationNode(lifecycle.GracefulNode):
                   f'{self.p.controller_wait:g} s'
         if self.p.controller_interface == 'action':
             raise RuntimeError(missing)
-        self.get_logger().info(f'{missing}: sending JointTrajectory on {self.p.command_topic}')
+        self.get_logger().info(f'{missing}: sending JointTrajectory on '
+                               f'{self.command.topic_name}')
         return False
 
     async def _send_motion(self) -> str:
@@ -418,22 +428,24 @@ class ExcitationNode(lifecycle.GracefulNode):
         return self.optimized
 
     async def _current_position(self, joints) -> np.ndarray:
-        """Latest measured positions of ``joints`` (subscribes to joint_states only meanwhile)."""
-        got = Future()
+        """Latest measured positions of ``joints``, from the first message that names them all
+        (subscribes to joint_states only meanwhile)."""
+        got, selection = Future(), JointSelection(joints)
 
         def on_state(msg: JointState):
-            if not got.done():
-                got.set_result(dict(zip(msg.name, msg.position)))
-        sub = self.create_subscription(JointState, self.p.joint_states_topic, on_state, 10)
+            columns = selection.columns(msg.name)
+            if columns is not None and not got.done():
+                got.set_result(np.asarray(msg.position, dtype=float)[columns])
+        sub = self.create_subscription(JointState, self.joint_states_topic, on_state, 10)
         try:
-            state = await with_timeout(self, got, SERVICE_TIMEOUT,
-                                       f'no message on {self.p.joint_states_topic}')
+            return await with_timeout(self, got, SERVICE_TIMEOUT,
+                                      f'no message on {self.joint_states_topic}')
+        except RuntimeError:
+            if selection.skipped:            # messages came, none named every joint
+                raise InputError(selection.problem(self.joint_states_topic)) from None
+            raise
         finally:
             self.destroy_subscription(sub)
-        missing = [j for j in joints if j not in state]
-        if missing:
-            raise InputError(f'joint_states has no joint(s) {", ".join(missing)}')
-        return np.array([state[j] for j in joints])
 
     async def _start_recording(self, experiment: str) -> str:
         reply = await self._call(self.start_client, StartRecording.Request(experiment=experiment))
@@ -493,7 +505,8 @@ class ExcitationNode(lifecycle.GracefulNode):
                                     request.objective, request.harmonics, request.period)
         optimizer = request.optimizer or p.optimizer
         path = (Path(request.output_file) if request.output_file else default_trajectory_path(
-            p.optimized_trajectory_dir, self.robot.urdf, optimizer, config.objective,
+            p.optimized_trajectory_dir, self.robot.urdf or Path(f'{self.robot.model.name}.urdf'),
+            optimizer, config.objective,
             request.seed))
         return optimize_within_limits(self.robot, config, self.limits, optimizer, request.seed,
                                       request.budget or p.optimization_budget, path)
@@ -503,16 +516,22 @@ class ExcitationNode(lifecycle.GracefulNode):
         """Follow the measured positions of ``names`` for the motion about to start."""
         order = [self.robot.joint_names.index(j) for j in names]
         self.watchdog = MotionWatchdog(names, self.p.joint_states_timeout,
-                                       self.tracking_limit[order], self.p.joint_states_topic,
+                                       self.tracking_limit[order], self.joint_states_topic,
                                        self.robot.continuous[order])
         self.watch_recorder = recorded
         self.tracking, self.tracked_joints = RunningStatistics(len(names)), list(names)
         self.measured = None
         self.watch_since = self.last_watch = self.get_clock().now().nanoseconds
+        self.watched = JointSelection(names)
         self.state_sub = self.state_node.create_subscription(
-            JointState, self.p.joint_states_topic, self._on_joint_state, LATEST_ONLY_QOS)
+            JointState, self.joint_states_topic, self._on_joint_state, NEWEST_QOS)
 
     def _on_joint_state(self, msg: JointState) -> None:
+        """The newest sample, if it names every joint of the motion (another publisher's, e.g.
+        a gripper's, is no sign that the arm's stream is alive)."""
+        self.samples_taken += 1
+        if self.watched.columns(msg.name) is None:
+            return
         stamp = Time.from_msg(msg.header.stamp).nanoseconds
         self.measured = JointSample(self.get_clock().now().nanoseconds, stamp,
                                     dict(zip(msg.name, msg.position)))
@@ -528,7 +547,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         if late:                 # this node did not run for a while: the messages may be queued
             return
         self._watch_recorder(now)
-        self.state_executor.spin_once(timeout_sec=0.0)       # the newest sample, if any
+        for _ in range(NEWEST_SAMPLES):                      # the queued samples, oldest first
+            taken = self.samples_taken
+            self.state_executor.spin_once(timeout_sec=0.0)
+            if self.samples_taken == taken:
+                break
         reason, error = watchdog.check(motion, now, self.watch_since, self.measured)
         if error is not None:
             self.tracking.add(error)

@@ -1,7 +1,8 @@
 """Faults while the excitation node moves the simulated arm: the robot's driver dies (the
 simulator is killed), the recorder dies, the robot does not follow, a second goal arrives. Each
 goal must fail with the reason in its result and the command must come to rest long before the
-planned motion would have ended. Nodes under test that are killed run as processes of their own
+planned motion would have ended. And one that is not a fault: a gripper's joint states always
+published right after the arm's. Nodes under test that are killed run as processes of their own
 (SIGKILL, as a crash); the excitation node and the test's client share one executor in this
 process, in a ROS domain of this test alone."""
 from __future__ import annotations
@@ -170,7 +171,8 @@ def test_a_dead_driver_stops_the_excitation(context, processes, tmp_path):
 
 
 def test_a_dead_recorder_stops_the_excitation_at_once(context, processes, tmp_path):
-    processes.append(start_process('recorder_node', {'output_dir': str(tmp_path / 'bags')}))
+    processes.append(start_process('recorder_node', {'output_dir': str(tmp_path / 'bags'),
+                                                     'urdf_file': str(URDF)}))
     g = Graph(context, tmp_path, sim_in_process=True)
     try:
         g.spin_until(lambda: g.node.recorder_alive, "the recorder's liveliness")
@@ -214,6 +216,42 @@ def test_a_goal_that_cannot_run_now_carries_the_reason(context, tmp_path):
         assert not g.result(first).success
     finally:
         g.close()
+
+
+def test_the_arm_s_joint_states_are_seen_behind_a_gripper_s(context, tmp_path):
+    """A robot stack where a gripper's joint_state_broadcaster publishes right after the arm's
+    in every controller cycle: the newest message is always the gripper's, and the watch must
+    still see the arm's (else: no /joint_states for joint_states_timeout)."""
+    from sensor_msgs.msg import JointState
+
+    from ident_ros.qos import JOINT_STATES_QOS
+
+    g = Graph(context, tmp_path, sim_in_process=False, joint_states_timeout=0.5)
+    stack = g.client.create_publisher(JointState, '/joint_states', JOINT_STATES_QOS)
+
+    def controller_cycle():
+        stamp = g.client.get_clock().now().to_msg()
+        for names, positions in ((JOINTS, START), (['gripper_finger'], [0.02])):
+            msg = JointState(name=names, position=positions, velocity=[0.0] * len(names),
+                             effort=[0.0] * len(names))
+            msg.header.stamp = stamp
+            stack.publish(msg)
+
+    g.client.create_timer(0.01, controller_cycle)
+    try:
+        result = g.result(g.send(short_experiment(tmp_path / 'short.yaml')))
+        assert result.success, result.message
+    finally:
+        g.close()
+
+
+def short_experiment(path: Path) -> Path:
+    """Joint 4 on two 1 s cosines of 0.05 rad from ``START``, the others held."""
+    path.write_text(yaml.safe_dump({
+        'format': 'robot-ident/jointwise/1', 'name': 'short', 'joint': 'joint4',
+        'joint_names': JOINTS, 'hold': START,
+        'cosines': [{'amplitude': 0.05, 'period': 1.0, 'periods': 2}]}))
+    return path
 
 
 if __name__ == '__main__':

@@ -97,9 +97,16 @@ def write_npz(path: Path, dataset, drop=()) -> Path:
     return path
 
 
+#: Joints of the other publisher of ``write_joint_state_bag(gripper_rate=...)``.
+GRIPPER_JOINTS = ('finger_left', 'finger_right')
+
+
 def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
                           shuffle_every: int = 0, seed: int = 0,
-                          excitation: tuple[float, float, int] | None = None) -> Path:
+                          excitation: tuple[float, float, int] | None = None,
+                          extra_joints: tuple[str, ...] = (),
+                          gripper_rate: float = 0.0,
+                          gripper_joints: tuple[str, ...] = GRIPPER_JOINTS) -> Path:
     """A rosbag2 folder (MCAP storage) with one ``sensor_msgs/msg/JointState`` per sample.
 
     ``shuffle_every``: every k-th message (k > 0) lists the joints in a random order.
@@ -107,6 +114,10 @@ def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
     ``excitation``: (start [s, dataset time], period [s], periods) of an
     ``ident_msgs/msg/ExcitationTrajectory`` message on ``/excitation_node/trajectory`` stamped
     at the start, as the recorder stores the excitation node's description.
+    ``extra_joints``: joints every sample's message carries too (before the dataset's, a mobile
+    base's wheels; positions 0.5, efforts 7). ``gripper_rate`` > 0: another publisher's messages
+    on the topic, ``gripper_joints`` only, every ``1/gripper_rate`` s from 0.0123 s on (between
+    the samples, in stamp and receive order), as a gripper's joint_state_broadcaster.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
@@ -120,22 +131,35 @@ def write_joint_state_bag(path: Path, dataset, topic: str = '/joint_states',
     rng = np.random.default_rng(seed)
     names = np.array(dataset.joint_names)
     t0 = 1_700_000_000 * 10**9
+    extra = len(extra_joints)
+    gripper = iter(np.arange(0.0123, dataset.t[-1], 1 / gripper_rate) if gripper_rate else ())
+    next_gripper = next(gripper, None)
+
+    def header(stamp):
+        return Header(stamp=Time(sec=stamp // 10**9, nanosec=stamp % 10**9), frame_id='')
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         conn = writer.add_connection(topic, msgtype, typestore=typestore)
         for k, t in enumerate(dataset.t):
+            while next_gripper is not None and next_gripper < t:
+                stamp = t0 + int(round(next_gripper * 1e9))
+                msg = JointState(header=header(stamp), name=list(gripper_joints),
+                                 position=np.full(len(gripper_joints), 0.01),
+                                 velocity=np.zeros(len(gripper_joints)),
+                                 effort=np.full(len(gripper_joints), 3.0))
+                writer.write(conn, stamp + 1_000_000, typestore.serialize_cdr(msg, msgtype))
+                next_gripper = next(gripper, None)
             order = np.arange(len(names))
             if shuffle_every and k % shuffle_every == 0:
                 order = rng.permutation(len(names))
             stamp = t0 + int(round(t * 1e9))
             velocity = (np.zeros(0) if dataset.velocity is None
-                        else np.array(dataset.velocity[k, order], dtype=float))
+                        else np.r_[np.zeros(extra), dataset.velocity[k, order]])
             msg = JointState(
-                header=Header(stamp=Time(sec=stamp // 10**9, nanosec=stamp % 10**9),
-                              frame_id=''),
-                name=[str(s) for s in names[order]],
-                position=np.array(dataset.position[k, order], dtype=float),
+                header=header(stamp),
+                name=[*extra_joints, *(str(s) for s in names[order])],
+                position=np.r_[np.full(extra, 0.5), dataset.position[k, order]],
                 velocity=velocity,
-                effort=np.array(dataset.effort[k, order], dtype=float))
+                effort=np.r_[np.full(extra, 7.0), dataset.effort[k, order]])
             writer.write(conn, stamp + 1_000_000 + int(rng.integers(0, 2_000_000)),
                          typestore.serialize_cdr(msg, msgtype))
         if excitation is not None:

@@ -27,7 +27,7 @@ URDF = REPO / 'urdf/six_axis_3kg.urdf'
 #: The excitation node's parameters on the simulated arm: its acceleration limits [rad/s²]
 #: and its default limit_margin.
 NODE = yaml.safe_load((REPO / 'config/six_axis_3kg/excitation_node.yaml').read_text())
-ACCELERATION = NODE['excitation_node']['ros__parameters']['acceleration_limits']
+ACCELERATION = NODE['/**/excitation_node']['ros__parameters']['acceleration_limits']
 MARGIN = 0.02
 # Deliberately looser than the node (acceleration 50 rad/s², margin 0.01): the node's own
 # limits must win. Two random candidates: the quickest optimisation there is.

@@ -57,7 +57,6 @@ from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.results import result_links
 from ident_core.friction.identify import FrictionConfig
 from ident_core.model.inertial import link_inertials
-from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import identification_status
 from ident_core.monitoring.status import DiagnosticsConfig, Status
 from ident_core.payload.frame import payload_frame
@@ -81,22 +80,24 @@ from ident_ros.conversions import (
     payload_summary,
 )
 from ident_ros.diagnostics import DiagnosticsPublisher
-from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.worker import failure_message, in_thread
 
 
-class IdentificationNodeParameters(IdentificationConfig, RecordingOptions, DiagnosticsConfig):
+class IdentificationNodeParameters(IdentificationConfig, RecordingOptions,
+                                   RobotDescriptionParameters, DiagnosticsConfig):
     """Parameters of the node: the identification settings, how the bags are read
-    (``RecordingOptions``), and where the data come from."""
+    (``RecordingOptions``; relative topic names resolved in the node's namespace), the robot
+    model and where the data come from."""
 
-    urdf_file: UrdfFile = Field('', description="The robot's URDF (required).")
     auto_identify: bool = Field(False,
                                 description='Identify every bag the recorder reports closed.')
     write_report: bool = Field(
         False, description='Write the HTML report of every identification beside its '
         'RESULT.yaml, in ``<stem>_report/index.html`` '
         '(``ident_core.report.page.write_report``).')
-    recordings_topic: str = Field('/recorder/recordings',
+    recordings_topic: str = Field('recorder/recordings',
                                   description="The recorder's reports (RecordingInfo).")
     payload_frame: str = Field(
         '', description='Default payload frame of ``~/identify_payload`` (a joint, link or '
@@ -127,8 +128,10 @@ class IdentificationNode(lifecycle.GracefulNode):
         self.p = p
         self.config = IdentificationConfig(**p.model_dump(include=set(
             IdentificationConfig.model_fields)))
-        self.recordings = RecordingOptions(**p.model_dump(include=set(
-            RecordingOptions.model_fields)))
+        self.recordings = RecordingOptions(**{
+            **p.model_dump(include=set(RecordingOptions.model_fields)),
+            'joint_states_topic': self.resolve_topic_name(p.joint_states_topic),
+            'excitation_topic': self.resolve_topic_name(p.excitation_topic)})
         self.payload_config = PayloadConfig(**{     # keeps its own standstill default
             **self.config.model_dump(exclude={'trim_standstill'}),
             'reversal_window': p.payload_reversal_window})
@@ -136,7 +139,7 @@ class IdentificationNode(lifecycle.GracefulNode):
         # for identification (a property of the recordings)
         self.friction_config = FrictionConfig(
             use_recorded_velocity=self.config.use_recorded_velocity)
-        self.robot = load_robot(p.urdf_file)
+        self.robot = robot_model(self, p)
         if p.payload_frame:
             payload_frame(self.robot, p.payload_frame)          # an unknown frame fails here
         self.group = ReentrantCallbackGroup()

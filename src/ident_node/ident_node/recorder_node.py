@@ -3,9 +3,15 @@
 A thin adapter over ``ident_core.data.bag.writer.BagRecorder``: subscriptions deliver raw CDR
 bytes, which go to the open bag unchanged. Interface (node name ``recorder``):
 
+* takes the robot model (``urdf_file``, or the URDF on ``robot_description_topic``,
+  ``ident_ros.robot_description``) for its joints: every message on the topic is recorded, but
+  only those that name every moving joint are samples (counted, timed, checked for drops); the
+  others (another publisher's, e.g. a gripper's ``joint_state_broadcaster``) are counted apart
+  (``other_joint_states``), and a joint no message names is an error at the stop;
 * subscribes ``joint_states_topic`` (sensor_msgs/JointState, ``ident_ros.qos.JOINT_STATES_QOS``) and
-  ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched); the latest excitation message is
-  cached and written at the start of every recording, new ones while recording;
+  ``excitation_topic`` (ident_msgs/ExcitationTrajectory, latched), relative names resolved in its
+  namespace (the bag holds the resolved names); the latest excitation message is cached and
+  written at the start of every recording, new ones while recording;
 * services ``~/start`` (ident_msgs/StartRecording; answers once the first joint_states sample is
   in the bag, or after ``stream_wait``) and ``~/stop`` (ident_msgs/StopRecording);
 * publishes ``~/recordings`` (ident_msgs/RecordingInfo, latched, depth 100, 1 s liveliness lease)
@@ -57,6 +63,7 @@ from ident_ros import lifecycle, qos
 from ident_ros.conversions import recording_info_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.typestore import recording_typestore
 from ident_ros.worker import with_timeout
 
@@ -66,8 +73,9 @@ DEFAULT_EXPERIMENT = 'experiment'
 DRAIN_LIMIT = 10000
 
 
-class RecorderParameters(RecordingConfig, DiagnosticsConfig):
-    """Parameters of the recorder: the options of every bag, where bags go, autostart."""
+class RecorderParameters(RecordingConfig, RobotDescriptionParameters, DiagnosticsConfig):
+    """Parameters of the recorder: the options of every bag, where bags go, autostart, the
+    robot model (its joints)."""
 
     output_dir: str = Field(
         'recordings', description='Folder of the bags '
@@ -99,12 +107,15 @@ class RecorderNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('recorder', **kwargs)
         p = declare_parameters(self, RecorderParameters)
-        self.options = p.model_dump(include=set(RecordingConfig.model_fields))
+        self.joints = robot_model(self, p).joint_names
+        self.joint_states_topic = self.resolve_topic_name(p.joint_states_topic)
+        self.excitation_topic = self.resolve_topic_name(p.excitation_topic)
+        self.options = {**p.model_dump(include=set(RecordingConfig.model_fields)),
+                        'joint_states_topic': self.joint_states_topic,
+                        'excitation_topic': self.excitation_topic}
         self.lost_warning_fraction = p.lost_warning_fraction
         self.stream_wait = p.stream_wait
         self.output_dir = Path(p.output_dir).expanduser().absolute()
-        self.joint_states_topic = p.joint_states_topic
-        self.excitation_topic = p.excitation_topic
         try:
             self.output_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -194,7 +205,8 @@ class RecorderNode(lifecycle.GracefulNode):
         if self._bag is not None:
             raise RuntimeError(f'already recording to {self._bag.path}; stop it first')
         bag = start_recording(self.output_dir, experiment or DEFAULT_EXPERIMENT,
-                              start_ns=self._now_ns(), typestore=self.typestore, **self.options)
+                              start_ns=self._now_ns(), typestore=self.typestore,
+                              joints=self.joints, **self.options)
         self._bag = bag
         if self._excitation is not None:
             # Stamped with the start time, so the bag does not begin before the recording.
@@ -234,13 +246,16 @@ class RecorderNode(lifecycle.GracefulNode):
         self._publish(summary)
         self.get_logger().info(
             f'stopped {summary.experiment}: {summary.joint_state_messages} joint_states, '
+            f'{summary.other_joint_states} without every joint, '
             f'{summary.excitation_messages} excitation, {summary.dropped} dropped, '
             f'{summary.late} late, {summary.out_of_order} out of order, '
             f'{summary.duration:.3f} s ({pending} taken at stop), {summary.lost_seconds:.3f} s '
             f'of {summary.recording_time:.3f} s lost in {summary.gap_count} gap(s) -> '
             f'{summary.path}')
         warning = summary.lost_warning(self.lost_warning_fraction)
-        if warning:
+        if summary.missing_joints and not summary.joint_state_messages:
+            self.get_logger().error(warning)
+        elif warning:
             self.get_logger().warning(warning)
         return summary
 
@@ -271,14 +286,14 @@ class RecorderNode(lifecycle.GracefulNode):
         if bag is None:
             return
         try:
-            bag.write_joint_state(raw, self._now_ns())
+            sample = bag.write_joint_state(raw, self._now_ns())
         except ValueError as exc:           # not a JointState: skipped, not written
             self.get_logger().warning(str(exc), throttle_duration_sec=5.0)
             return
         except Exception as exc:            # e.g. disk full: finish what can be finished
             self._fail(exc)
             return
-        if self._first_sample is not None and not self._first_sample.done():
+        if sample and self._first_sample is not None and not self._first_sample.done():
             self._first_sample.set_result(None)
 
     def _on_flush_timer(self) -> None:
@@ -349,7 +364,9 @@ class RecorderNode(lifecycle.GracefulNode):
                                f'no {self.joint_states_topic} sample within '
                                f'{self.stream_wait:g} s of the start')
         except RuntimeError as exc:
-            response.message = str(exc)
+            missing = bag.missing_joints
+            response.message = str(exc) + (f': no message carries joint(s) {", ".join(missing)}'
+                                           if missing and bag.other_joint_states else '')
             self.get_logger().warning(response.message)
         return response
 

@@ -130,9 +130,18 @@ def ros(monkeypatch):
         rclpy.try_shutdown(context=context)
 
 
+def arm_urdf(folder: Path) -> Path:
+    """A URDF whose moving joints are ``JOINTS`` (the recorder's robot model)."""
+    from ident_ros.testing import write_chain_urdf
+
+    return write_chain_urdf(folder / 'arm.urdf', JOINTS)
+
+
 def start_recorder(env, out: Path, log: Path, *params: str) -> subprocess.Popen:
     """The recorder writing to ``out``; ``params``: more ``name:=value`` parameters."""
-    args = [a for p in (f'output_dir:={out}', *params) for a in ('-p', p)]
+    urdf = arm_urdf(log.parent)
+    args = [a for p in (f'output_dir:={out}', f'urdf_file:={urdf}', *params)
+            for a in ('-p', p)]
     with log.open('w') as f:
         return subprocess.Popen([str(EXECUTABLE), '--ros-args', *args],
                                 env=env, stdout=f, stderr=subprocess.STDOUT)
@@ -311,7 +320,8 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
     log = tmp_path / 'recorder.log'
     params = tmp_path / 'recorder.yaml'
     params.write_text(yaml.safe_dump({'recorder': {'ros__parameters': {
-        'output_dir': str(out), 'autostart': True, 'autostart_experiment': 'auto_1'}}}))
+        'output_dir': str(out), 'autostart': True, 'autostart_experiment': 'auto_1',
+        'urdf_file': str(arm_urdf(tmp_path))}}}))
     with log.open('w') as f:
         proc = subprocess.Popen([str(EXECUTABLE), '--ros-args', '--params-file', str(params)],
                                 env=env, stdout=f, stderr=subprocess.STDOUT)
@@ -346,11 +356,13 @@ def test_autostart_from_params_file_with_excitation_and_sigterm(ros, tmp_path):
     (['-p', 'nominal_period:=abc'], 'nominal_period: Input should be a valid number'),
     (['-p', 'autostart:=true', '-p', 'autostart_experiment:=a/b'], "contains '/'"),
 ])
-def test_bad_parameters_exit_2(tmp_path, args, fragment):
+def test_bad_parameters_exit_2(tmp_path, tmp_path_factory, args, fragment):
     env = dict(os.environ, ROS_DOMAIN_ID=str(DOMAIN_BASE + next(_domain_offset)),
                ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    urdf = arm_urdf(tmp_path_factory.mktemp('urdf'))
     result = subprocess.run(
-        [str(EXECUTABLE), '--ros-args', '-p', f'output_dir:={tmp_path}', *args],
+        [str(EXECUTABLE), '--ros-args', '-p', f'output_dir:={tmp_path}',
+         '-p', f'urdf_file:={urdf}', *args],
         env=env, capture_output=True, text=True, timeout=20)
     assert result.returncode == 2, result.stderr
     assert 'Traceback' not in result.stderr and fragment in result.stderr, result.stderr
@@ -456,7 +468,8 @@ def test_a_stream_that_stops_is_reported_and_warned(ros, tmp_path):
     from ident_ros.conversions import recording_info_msg
 
     node = RecorderNode(context=context, parameter_overrides=[
-        Parameter('output_dir', value=str(tmp_path / 'bags'))])
+        Parameter('output_dir', value=str(tmp_path / 'bags')),
+        Parameter('urdf_file', value=str(arm_urdf(tmp_path)))])
     log, now = Logger(), [1_800_000_000 * 10**9]
     node.get_logger = lambda: log
     node._now_ns = lambda: now[0]

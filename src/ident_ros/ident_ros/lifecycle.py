@@ -15,7 +15,9 @@ drops messages, docs/ros2_from_pypi.md), or rclpy's ``EventsExecutor`` when they
 takes each message without rebuilding the wait set, which a node at the joint_states rate needs
 (the torque estimator; it has no timer, where the events executor is still young).
 Warnings about the data (``ident_core.errors.DataWarning``: a gap in a recording, a poor fit) go
-to the node's logger, every time they occur.
+to the node's logger, every time they occur. A node that must wait for something while it is
+constructed (the robot description) waits with ``wait_during_startup``, which a signal ends
+(``StartupInterrupted``: the process exits 0 at once).
 """
 from __future__ import annotations
 
@@ -38,6 +40,12 @@ SHUTDOWN_TIMEOUT = 10.0
 TEARDOWN_TIMEOUT = 5.0
 SPIN_PERIOD = 0.05
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: The signals ``run`` received, latest process only (``wait_during_startup`` looks at them).
+_received: list = []
+
+
+class StartupInterrupted(Exception):
+    """A signal arrived while a node waited during its construction."""
 
 
 class GracefulNode(Node):
@@ -104,7 +112,8 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         ``SHUTDOWN_TIMEOUT`` s of a signal, 2 for bad parameters.
     """
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    received = []
+    received = _received
+    received.clear()
     for sig in SIGNALS:
         signal.signal(sig, lambda s, _frame: received.append(s))
     node = None
@@ -116,6 +125,9 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         except ValueError as exc:      # bad parameters or files (InputError is a ValueError)
             print(f'{node_class.__name__}: error: {exc}', file=sys.stderr)
             return 2
+        except StartupInterrupted as exc:
+            print(f'{node_class.__name__}: {exc}', file=sys.stderr)
+            return 0
         _spin(node, received, executor_class())
         return node.exit_code
     finally:
@@ -136,6 +148,47 @@ def run(node_class, args=None, executor_class=SingleThreadedExecutor, **kwargs) 
         # ros2 launch sends SIGTERM 5 s after SIGINT.
         rclpy.get_default_context().destroy()
         gc.freeze()
+
+
+def wait_during_startup(node: Node, future, waiting: str, repeat: float = 10.0) -> None:
+    """Spin a node that is being constructed until a future is done.
+
+    The node's callbacks run meanwhile (those of the entities it already has), on an executor
+    of its own that is gone afterwards (``run`` spins the node later on its own executor).
+
+    Parameters
+    ----------
+    node : rclpy.node.Node
+        The node, not yet spun by any executor.
+    future : rclpy.task.Future
+        Done by a callback of the node (e.g. a subscription's).
+    waiting : str
+        What the node waits for: logged at once, and again (a warning) every ``repeat`` s.
+    repeat : float, optional
+        [s].
+
+    Raises
+    ------
+    StartupInterrupted
+        If SIGINT or SIGTERM arrives meanwhile (in a process of ``run``), or the context is
+        shut down.
+    """
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    node.get_logger().info(waiting)
+    since = time.monotonic()
+    try:
+        while not future.done():
+            if _received or not node.context.ok():
+                raise StartupInterrupted(f'signal {_received[0] if _received else ""} while '
+                                         f'{waiting}: nothing done')
+            executor.spin_once(timeout_sec=SPIN_PERIOD)
+            if not future.done() and time.monotonic() - since > repeat:
+                since = time.monotonic()
+                node.get_logger().warning(f'still {waiting}')
+    finally:
+        executor.remove_node(node)
+        executor.shutdown(timeout_sec=0.0)
 
 
 def _log_warnings(node: Node) -> None:

@@ -8,23 +8,10 @@ field whose default is None is declared without a value; left unset, it stays No
 """
 from __future__ import annotations
 
-from typing import Annotated
-
-import pydantic
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 
 from ident_core.schema import Schema, parse
-
-
-def _given(urdf: str) -> str:
-    if not urdf:
-        raise ValueError('is empty: give the URDF of the robot')
-    return urdf
-
-
-#: A URDF path parameter that must be set (declared with an empty default, refused if empty).
-UrdfFile = Annotated[str, pydantic.AfterValidator(_given)]
 
 
 def declare_parameters(node: Node, model: type[Schema]) -> Schema:

@@ -22,6 +22,9 @@ def _reliable(depth: int, latched: bool) -> QoSProfile:
 JOINT_STATES_QOS = _reliable(depth=5000, latched=False)
 #: Descriptions and results that late joiners must still get (latched).
 LATCHED_QOS = _reliable(depth=1, latched=True)
+#: ``robot_description`` (std_msgs/String), as robot_state_publisher publishes it: reliable,
+#: transient local, depth 1.
+ROBOT_DESCRIPTION_QOS = _reliable(depth=1, latched=True)
 #: A latched history: every report of a session, not only the last (recorder reports).
 LATCHED_HISTORY_QOS = _reliable(depth=100, latched=True)
 #: The recorder's reports, with a liveliness lease: a node that needs the recorder (the

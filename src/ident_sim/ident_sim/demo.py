@@ -26,6 +26,7 @@ from ident_msgs.msg import IdentifiedParameters
 from ident_msgs.srv import IdentifyRecording
 from ident_ros import lifecycle, qos
 from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.worker import while_served
 
 
@@ -35,9 +36,9 @@ class DemoClientParameters(Schema):
     output_dir: str = Field('output/demo', description='Folder of the results.')
     ground_truth_dir: str = Field('output/demo/ground_truth',
                                   description="Folder of the simulator's ground truth.")
-    excitation_action: str = Field('/excitation_node/run',
+    excitation_action: str = Field('excitation_node/run',
                                    description='RunExcitation action of the graph.')
-    identify_service: str = Field('/identification_node/identify',
+    identify_service: str = Field('identification_node/identify',
                                   description='IdentifyRecording service of the graph.')
     server_timeout: PositiveFloat = Field(30.0, description='Time to wait for each server [s].')
 
@@ -51,9 +52,9 @@ class DemoParameters(DemoClientParameters):
         0, description='Periods of the identification experiment (0: as in its file).')
     validation_trajectory: str = Field('', description='Trajectory file of the validation '
                                        'experiment.')
-    parameters_topic: str = Field('/identification_node/parameters',
+    parameters_topic: str = Field('identification_node/parameters',
                                   description='IdentifiedParameters topic of the graph.')
-    ground_truth_service: str = Field('/ident_sim/write_ground_truth',
+    ground_truth_service: str = Field('ident_sim/write_ground_truth',
                                       description='Trigger service of the graph that writes '
                                                   'the truth log.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
@@ -75,7 +76,9 @@ class DemoClient(lifecycle.GracefulNode):
     name : str
         Node name.
     parameters : type
-        The parameter model (``declare_parameters``), a ``DemoClientParameters``.
+        The parameter model (``declare_parameters``), a ``DemoClientParameters``; one that is
+        also a ``RobotDescriptionParameters`` gives the client a ``robot``, loaded (or awaited
+        on its topic) before the demo starts.
     **kwargs
         Passed to ``rclpy.node.Node``.
     """
@@ -83,6 +86,8 @@ class DemoClient(lifecycle.GracefulNode):
     def __init__(self, name: str, parameters: type, **kwargs):
         super().__init__(name, **kwargs)
         self.p = declare_parameters(self, parameters)
+        self.robot = (robot_model(self, self.p)
+                      if isinstance(self.p, RobotDescriptionParameters) else None)
         self.out = Path(self.p.output_dir).resolve()
         self.excite = ActionClient(self, RunExcitation, self.p.excitation_action)
         self.started = time.monotonic()
@@ -177,7 +182,8 @@ class DemoNode(DemoClient):
         model = read_result(result_path)
         truth = load_ground_truth(self.p.ground_truth_dir)
         comparison = compare(model, truth)
-        window = excitation_window(Path(bags['validation']), self.p.excitation_topic)
+        window = excitation_window(Path(bags['validation']),
+                                   self.resolve_topic_name(self.p.excitation_topic))
         metrics = validate_bag_noise_free(model, bags['validation'], truth, window=window)
         if self.parameters is None:
             raise DemoFailed(f'no IdentifiedParameters received on {self.p.parameters_topic}')

@@ -25,11 +25,11 @@ from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
+from ident_core.data.joint_selection import JointSelection
 from ident_core.excitation.jointwise import friction_constraints, friction_experiment
 from ident_core.files import dump_yaml, read_yaml, write_atomic
 from ident_core.friction.models import ORDER
 from ident_core.friction.results import FrictionFile
-from ident_core.model.robot import load_robot
 from ident_core.schema import per_joint, with_default
 from ident_core.sim.evaluation import (
     GOAL_PARAMETERS,
@@ -40,18 +40,16 @@ from ident_core.sim.evaluation import (
 from ident_msgs.msg import RecordingInfo
 from ident_msgs.srv import IdentifyFriction, IdentifyRecording
 from ident_ros import lifecycle, qos
-from ident_ros.parameters import UrdfFile
+from ident_ros.robot_description import RobotDescriptionParameters
 from ident_sim.demo import DemoClient, DemoClientParameters, DemoFailed
 
 MODEL = 'improved-stribeck'
 
 
-class FrictionDemoParameters(DemoClientParameters):
+class FrictionDemoParameters(DemoClientParameters, RobotDescriptionParameters):
     """Parameters of the friction demo client (and those of ``DemoClientParameters``, with its
-    own output folders)."""
+    own output folders; the robot model gives the limits of the joint-wise experiments)."""
 
-    urdf_file: UrdfFile = Field('', description="The robot's URDF (required): limits of the "
-                                'joint-wise experiments.')
     trajectory: str = Field('', description='Fourier trajectory file the rigid body is '
                             'identified on.')
     periods: NonNegativeInt = Field(0, description='Periods of ``trajectory`` (0: as in the '
@@ -73,14 +71,14 @@ class FrictionDemoParameters(DemoClientParameters):
     output_dir: str = with_default(DemoClientParameters, 'output_dir', 'output/demo_friction')
     ground_truth_dir: str = with_default(DemoClientParameters, 'ground_truth_dir',
                                          'output/demo_friction/ground_truth')
-    identify_friction_service: str = Field('/identification_node/identify_friction',
+    identify_friction_service: str = Field('identification_node/identify_friction',
                                            description='IdentifyFriction service of the graph.')
-    ground_truth_service: str = Field('/ident_sim/write_ground_truth',
+    ground_truth_service: str = Field('ident_sim/write_ground_truth',
                                       description='Trigger service of the graph that writes '
                                                   'the truth log.')
-    joint_states_topic: str = Field('/joint_states',
+    joint_states_topic: str = Field('joint_states',
                                     description='JointState topic: where the robot stands.')
-    recordings_topic: str = Field('/recorder/recordings',
+    recordings_topic: str = Field('recorder/recordings',
                                   description="The recorder's RecordingInfo reports.")
 
 
@@ -89,7 +87,6 @@ class FrictionDemoNode(DemoClient):
 
     def __init__(self, **kwargs):
         super().__init__('friction_demo', FrictionDemoParameters, **kwargs)
-        self.robot = load_robot(self.p.urdf_file)
         self.constraints = friction_constraints(
             self.robot, per_joint(self.p.velocity_limits, self.robot.n, 'velocity_limits'),
             self.p.acceleration_limit)
@@ -143,11 +140,12 @@ class FrictionDemoNode(DemoClient):
 
     async def _where_it_stands(self) -> np.ndarray:
         """The joint positions of the next JointState, URDF order [rad]."""
-        future = Future()
+        future, selection = Future(), JointSelection(self.robot.joint_names)
 
         def on_state(msg: JointState):
-            if not future.done():
-                future.set_result(msg)
+            columns = selection.columns(msg.name)
+            if columns is not None and not future.done():
+                future.set_result(np.asarray(msg.position, dtype=float)[columns])
 
         def too_late():
             if not future.done():
@@ -157,12 +155,10 @@ class FrictionDemoNode(DemoClient):
                                                 qos.JOINT_STATES_QOS)
         timer = self.create_timer(self.p.server_timeout, too_late)
         try:
-            msg = await future
+            return await future
         finally:
             self.destroy_timer(timer)
             self.destroy_subscription(subscription)
-        order = self.robot.joint_order(list(msg.name), 'JointState')
-        return np.asarray(msg.position, dtype=float)[order]
 
     def _report(self, friction_path: str, rigid, bags: dict, experiments: dict,
                 steps: dict) -> None:

@@ -45,12 +45,12 @@ class PayloadDemoParameters(DemoClientParameters):
     output_dir: str = with_default(DemoClientParameters, 'output_dir', 'output/demo_payload')
     ground_truth_dir: str = with_default(DemoClientParameters, 'ground_truth_dir',
                                          'output/demo_payload/ground_truth')
-    set_payload_service: str = Field('/ident_sim/set_payload',
+    set_payload_service: str = Field('ident_sim/set_payload',
                                      description="SetBool service of the graph that mounts the "
                                                  "simulator's payload.")
-    identify_payload_service: str = Field('/identification_node/identify_payload',
+    identify_payload_service: str = Field('identification_node/identify_payload',
                                           description='IdentifyPayload service of the graph.')
-    payload_topic: str = Field('/identification_node/payload',
+    payload_topic: str = Field('identification_node/payload',
                                description='Payload topic of the graph.')
 
 

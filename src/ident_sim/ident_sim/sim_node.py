@@ -1,12 +1,14 @@
 """Simulated ros2_control hardware: behaves like a joint_trajectory_controller plus a
 joint_state_broadcaster on EtherCAT drives (``ident_core.sim.simulator``).
 
-Subscribes ``trajectory_msgs/JointTrajectory`` (default ``/joint_trajectory_controller/
-joint_trajectory``) and, where control_msgs is installed, serves
+Subscribes ``trajectory_msgs/JointTrajectory`` (default ``joint_trajectory_controller/
+joint_trajectory``, in its namespace) and, where control_msgs is installed, serves
 ``control_msgs/action/FollowJointTrajectory`` beside it (``follow_joint_trajectory``;
 ``ident_sim.trajectory_action``: tolerances, aborts, feedback, as the controller does); publishes
-``sensor_msgs/JointState`` on ``/joint_states`` at the control rate with header stamps
-``start + k·dt``, and optionally ``/clock``. The ground truth goes to
+``sensor_msgs/JointState`` on ``joint_states`` at the control rate with header stamps
+``start + k·dt``, and optionally ``/clock``. The simulated robot is ``urdf_file``, or the URDF
+its stack publishes on ``robot_description`` (``ident_ros.robot_description``). The ground truth
+goes to
 ``ground_truth_dir`` (``ground_truth.yaml`` at start and whenever the payload changes;
 ``truth_log.npz`` — every published stamp with the true state and noise-free torque — on
 ``~/write_ground_truth`` and at shutdown), never onto a topic. ``~/set_payload``
@@ -42,7 +44,6 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ident_core.errors import InputError
 from ident_core.files import dump_yaml, write_atomic
-from ident_core.model.robot import load_robot
 from ident_core.monitoring.checks import realtime_status
 from ident_core.monitoring.statistics import RealtimeMonitor
 from ident_core.monitoring.status import DiagnosticsConfig, Status
@@ -55,7 +56,8 @@ from ident_ros.controller_action import action_name
 from ident_ros.controller_action import available as action_available
 from ident_ros.conversions import joint_state_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
-from ident_ros.parameters import UrdfFile, declare_parameters
+from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.trajectories import trajectory_points
 from ident_sim.trajectory_action import TrajectoryActionServer
 
@@ -64,14 +66,15 @@ REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
 REST_TIME = 0.2            # s at rest before the shutdown completes
 
 
-class SimNodeParameters(SimulationConfig, DiagnosticsConfig):
-    """Parameters of the simulator node: the simulated hardware plus its interfaces."""
+class SimNodeParameters(SimulationConfig, RobotDescriptionParameters, DiagnosticsConfig):
+    """Parameters of the simulator node: the simulated hardware plus its interfaces; the
+    robot model (``urdf_file``, or the URDF on ``robot_description_topic``) is the simulated
+    robot."""
 
-    urdf_file: UrdfFile = Field('', description='URDF of the simulated robot (required).')
-    trajectory_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+    trajectory_topic: str = Field('joint_trajectory_controller/joint_trajectory',
                                   description='JointTrajectory topic of the simulated '
                                               'joint_trajectory_controller.')
-    joint_states_topic: str = Field('/joint_states', description='JointState output.')
+    joint_states_topic: str = Field('joint_states', description='JointState output.')
     ground_truth_dir: str = Field('ground_truth', description='Folder of the ground truth, '
                                   '``ground_truth.yaml`` and ``truth_log.npz``.')
     publish_clock: bool = Field(False, description='Publish ``/clock`` (nodes then use '
@@ -94,7 +97,7 @@ class SimNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('ident_sim', **kwargs)
         p = declare_parameters(self, SimNodeParameters)
-        self.robot = load_robot(p.urdf_file)
+        self.robot = robot_model(self, p)
         self.hardware = p.hardware(self.robot.n)
         self.sim = RobotSimulator(self.robot, self.hardware)
         self.dt_ns = int(round(self.hardware.dt * 1e9))
@@ -111,8 +114,9 @@ class SimNode(lifecycle.GracefulNode):
                                  qos.COMMAND_QOS)
         self.last_position = np.array(self.hardware.initial_position, dtype=float)
         self.action = TrajectoryActionServer(
-            self, action_name(p.trajectory_topic), self.robot, self._now, self._start_time,
-            self._replace, self._hold) if action_available() else None
+            self, action_name(self.resolve_topic_name(p.trajectory_topic)), self.robot,
+            self._now, self._start_time, self._replace, self._hold) \
+            if action_available() else None
         self.create_service(Trigger, '~/write_ground_truth', self._on_write_truth)
         self.create_service(SetBool, '~/set_payload', self._on_set_payload)
         self.create_service(ApplyExternalTorque, '~/apply_external_torque',

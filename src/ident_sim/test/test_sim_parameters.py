@@ -13,7 +13,7 @@ N = 6
 
 
 def _params(**changes) -> dict:
-    p = yaml.safe_load((REPO / 'config/six_axis_3kg/ident_sim.yaml').read_text())['ident_sim'][
+    p = yaml.safe_load((REPO / 'config/six_axis_3kg/ident_sim.yaml').read_text())['/**/ident_sim'][
         'ros__parameters']
     p['urdf_file'] = str(REPO / 'urdf/six_axis_3kg.urdf')
     p.update(changes)
@@ -40,10 +40,13 @@ def test_payload_and_stribeck_options():
 
 @pytest.mark.parametrize('name, value, words', [
     ('coulomb', [1.0, 2.0], 'coulomb'),
-    ('urdf_file', '', 'urdf_file'),
+    ('robot_description_topic', '', 'urdf_file and robot_description_topic'),
     ('rate_hz', 0.0, 'rate_hz'),
     ('friction_model', 'lugre', 'lugre'),
 ])
 def test_bad_parameter_is_named(name, value, words):
+    # urdf_file is optional (the robot then comes from robot_description_topic): the case
+    # without a robot source empties both
     with pytest.raises(InputError, match=words):
-        _config(_params(**{name: value}), N)
+        _config(_params(**{name: value}, **({'urdf_file': ''} if name == 'robot_description_topic'
+                                           else {})), N)

@@ -7,7 +7,8 @@ The node starts on the URDF (no collision detection) and takes the identified mo
 on ``/identification_node/parameters`` (a RESULT.yaml of the URDF's own parameters). The
 estimates carry the stamps of their inputs, a 5 N·m contact on joint 2 is reported within 10 ms
 of its first sample and nothing before it, shown by collision markers at link2 that are cleared
-when the contact ends, and samples with NaN or unknown joints are refused.
+when the contact ends, and samples with NaN or inconsistent arrays are refused; a message
+without the arm's joints (another publisher's, e.g. a gripper's) is skipped and counted.
 """
 from __future__ import annotations
 
@@ -174,10 +175,12 @@ def test_estimates_and_a_contact_detected_within_10_ms(ros, tmp_path):
         bad = JointState(name=JOINTS, position=HOLD, effort=[0.0, math.nan, 0, 0, 0, 0])
         bad.header.stamp = Time(nanoseconds=START_NS + 1_000_000 * len(log)).to_msg()
         refused = estimator.refused
-        publisher.publish(bad)
         publisher.publish(JointState(name=['a', 'b'], position=[0.0, 0.0], effort=[0.0, 0.0]))
+        publisher.publish(bad)
+        publisher.publish(JointState(name=JOINTS, position=HOLD[:5], effort=[0.0] * 6))
         spin_until(executor, lambda: estimator.refused == refused + 2, 'two refused samples',
                    TIMEOUT)
+        assert estimator.selection.skipped == 1          # the gripper's: not refused
         assert len(externals) == len(log)
         check_diagnostic(estimator, len(log), before_ns, after_ns)
     finally:
@@ -197,6 +200,7 @@ def check_diagnostic(estimator, samples: int, before_ns: int, after_ns: int) -> 
     assert status.hardware_id == 'six_axis_3kg'
     values = {v.key: v.value for v in status.values}
     assert values['samples'] == str(samples) and values['refused'] == '2'
+    assert values['skipped'] == '1'
     assert values['method'] == 'kalman' and values['model'] == 'identified'
     latency = estimator.latency.values()        # s, sample k at index k
     assert len(latency) == samples
@@ -277,8 +281,12 @@ def test_the_controller_commands_are_the_reference(ros):
 
 def test_the_model_is_required(ros):
     rclpy, context = ros
+    from rclpy.parameter import Parameter
+
     from ident_core.errors import InputError
     from torque_estimator.torque_estimator_node import TorqueEstimatorNode
 
-    with pytest.raises(InputError, match='model_file and urdf_file are both empty'):
-        TorqueEstimatorNode(context=context)
+    # without urdf_file the robot comes from robot_description_topic; without either, refused
+    with pytest.raises(InputError, match='urdf_file and robot_description_topic are both empty'):
+        TorqueEstimatorNode(context=context, parameter_overrides=[
+            Parameter('robot_description_topic', value='')])

@@ -17,16 +17,20 @@ sample:
   joints are in collision, a red sphere and a text (joint, external torque) at the link each
   moves; a DELETEALL alone once none is (``ident_ros.conversions.collision_markers``).
 
-The model is ``model_file`` (RESULT.yaml: rigid body, rotor inertia, friction, transmission;
-``urdf_file`` replaces its URDF path) or ``urdf_file`` alone, with ``payload_file``
-(PAYLOAD.yaml) mounted; each new identification published on ``model_topic`` (the
-identification node's ``~/parameters``, with its RESULT.yaml) replaces it and restarts the
+The robot is ``urdf_file``, or the URDF on ``robot_description_topic``
+(``ident_ros.robot_description``); the model is ``model_file`` (RESULT.yaml: rigid body, rotor
+inertia, friction, transmission, checked against that robot) or the robot's URDF alone, with
+``payload_file`` (PAYLOAD.yaml) mounted; each new identification published on ``model_topic``
+(the identification node's ``~/parameters``, with its RESULT.yaml) replaces it and restarts the
 filter. Collisions are detected on an identified model only: with the URDF's nominal inertias
 the external torque holds the model's errors, which any threshold a contact could cross would
-see too. A sample with NaN, another number of joints or unknown joint names is
-refused (logged, not filtered), as is one older than the previous sample (out of order); one
-with the previous stamp is a repeat and is skipped. A stamp more than ``RESTART_JUMP`` older
-than the previous one (the robot's clock restarted) restarts the filter.
+see too. A sample is a message that names every joint of the model, others besides (a gripper's
+fingers); a message that lacks one (another publisher's, e.g. a gripper's
+``joint_state_broadcaster``) is skipped and counted, and the ``torque estimation`` diagnostic
+names the joints no message carries. A sample with NaN or inconsistent array lengths is refused
+(logged, not filtered), as is one older than the previous sample (out of order); one with the
+previous stamp is a repeat and is skipped. A stamp more than ``RESTART_JUMP`` older than the
+previous one (the robot's clock restarted) restarts the filter.
 
 ``/diagnostics``: ``torque_estimator: torque estimation`` every ``diagnostics_period``
 (``ident_core.monitoring.checks.estimator_status``): the latency of the estimates (publication
@@ -49,6 +53,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 from visualization_msgs.msg import MarkerArray
 
+from ident_core.data.joint_selection import JointSelection
 from ident_core.errors import InputError
 from ident_core.model.inertial import body_links
 from ident_core.monitoring.checks import estimator_status
@@ -65,6 +70,7 @@ from ident_ros import lifecycle, qos
 from ident_ros.conversions import collision_markers, collision_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
+from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.trajectories import trajectory_points
 
 #: A stamp this much older than the previous one restarts the filter [s].
@@ -78,22 +84,21 @@ except ImportError:             # rclpy before 7.1.4 (Humble, early Jazzy)
     from rclpy.executors import SingleThreadedExecutor as Executor
 
 
-class TorqueEstimatorNodeParameters(TorqueEstimatorConfig, DiagnosticsConfig):
-    """Parameters of the node: the estimation settings plus the model and the topics."""
+class TorqueEstimatorNodeParameters(TorqueEstimatorConfig, RobotDescriptionParameters,
+                                    DiagnosticsConfig):
+    """Parameters of the node: the estimation settings plus the robot, the model and the
+    topics."""
 
-    model_file: str = Field('', description='RESULT.yaml of the identified model; empty: '
-                            '``urdf_file`` alone.')
-    urdf_file: str = Field('', description="The robot's URDF (required without "
-                           '``model_file``; with it, replaces the URDF path the result '
-                           'records).')
+    model_file: str = Field('', description='RESULT.yaml of the identified model (of the '
+                            "robot's URDF, whatever path it records); empty: the URDF alone.")
     payload_file: str = Field('', description='PAYLOAD.yaml of a payload mounted now; empty: '
                               'none.')
-    joint_states_topic: str = Field('/joint_states',
+    joint_states_topic: str = Field('joint_states',
                                     description='JointState input (position and effort).')
-    reference_topic: str = Field('/joint_trajectory_controller/joint_trajectory',
+    reference_topic: str = Field('joint_trajectory_controller/joint_trajectory',
                                  description='JointTrajectory commands of the controller; '
                                              'empty: no reference.')
-    model_topic: str = Field('/identification_node/parameters',
+    model_topic: str = Field('identification_node/parameters',
                              description='IdentifiedParameters of new identifications (their '
                              'RESULT.yaml replaces the model); empty: the model stays.')
     latency_warning: float = Field(
@@ -113,14 +118,11 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
     def __init__(self, **kwargs):
         super().__init__('torque_estimator', **kwargs)
         p = declare_parameters(self, TorqueEstimatorNodeParameters)
-        if not p.model_file and not p.urdf_file:
-            raise InputError('parameters model_file and urdf_file are both empty: give the '
-                             'identified model (RESULT.yaml) or the URDF')
         self.p = p
         self.config = TorqueEstimatorConfig(**{k: getattr(p, k)
                                                for k in TorqueEstimatorConfig.model_fields})
-        self.dm = load_dynamic_model(p.model_file or None, p.urdf_file or None,
-                                     p.payload_file or None)
+        self.robot = robot_model(self, p)
+        self.dm = load_dynamic_model(p.model_file or None, self.robot, p.payload_file or None)
         self.identified = bool(p.model_file)
         self.joint_names = list(self.dm.robot.joint_names)
         self.thresholds = per_joint(p.collision_threshold, self.dm.n, 'collision_threshold')
@@ -130,12 +132,11 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self._restart()
         self._last_q = None
         self.buffer: TrajectoryBuffer | None = None
-        self._names: list[str] = []
-        self._order = np.arange(self.dm.n)
+        self.selection = JointSelection(self.joint_names)
         self.samples = self.refused = 0
         self.latency = SampleWindow(LATENCY_WINDOW)          # s
         self.compute_time = SampleWindow(LATENCY_WINDOW)     # s
-        self._reported = (0, 0)                              # samples, refused at the last report
+        self._reported = (0, 0, 0)        # samples, refused, skipped at the last report
         self._sim_time = self.get_parameter('use_sim_time').value
         # one message of each output, filled anew for every sample (publish copies it)
         self._outputs = [JointState(name=self.joint_names) for _ in range(2)]
@@ -145,7 +146,8 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.collisions = self.create_publisher(Collision, '~/collision', qos.EVENT_QOS)
         self.collision_marker_publisher = self.create_publisher(
             MarkerArray, '~/collision_markers', qos.MARKER_QOS)
-        self.create_subscription(JointState, p.joint_states_topic, self._on_joint_state,
+        self.joint_states_topic = self.resolve_topic_name(p.joint_states_topic)
+        self.create_subscription(JointState, self.joint_states_topic, self._on_joint_state,
                                  qos.JOINT_STATES_QOS)
         if p.reference_topic:
             self.create_subscription(JointTrajectory, p.reference_topic, self._on_reference,
@@ -158,7 +160,7 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         self.diagnostics.add('torque estimation', self.estimation_status)
         gc.freeze()     # the model and the modules: no collector pauses in the message loop
         self.get_logger().info(
-            f'ready: {self.config.method} on {self.dm.source}, {p.joint_states_topic} -> '
+            f'ready: {self.config.method} on {self.dm.source}, {self.joint_states_topic} -> '
             f'{self.torques.topic_name}, {self.external.topic_name}, '
             f'{self.collisions.topic_name}; reference {p.reference_topic or "none"}'
             + ('' if self.identified else '; collision detection waits for an identified model'))
@@ -176,8 +178,7 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
         if not msg.result_path or msg.result_path == self.dm.source:
             return
         try:
-            dm = load_dynamic_model(msg.result_path, self.p.urdf_file or None,
-                                    self.p.payload_file or None)
+            dm = load_dynamic_model(msg.result_path, self.robot, self.p.payload_file or None)
         except InputError as exc:
             self.get_logger().error(f'identified model not taken: {exc}')
             return
@@ -205,9 +206,12 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
 
     def _on_joint_state(self, msg: JointState) -> None:
         started = time.perf_counter()
+        columns = self.selection.columns(msg.name)
+        if columns is None:             # another publisher's (a gripper's): not a sample
+            return
         stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
         try:
-            q, effort = self._arrays(msg)
+            q, effort = self._arrays(msg, columns)
             if self._last_stamp is not None and stamp < self._last_stamp - RESTART_JUMP:
                 self.get_logger().warning('joint_states went back in time: filter restarted')
                 self._restart()
@@ -242,29 +246,31 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
     def estimation_status(self) -> Status:
         """The ``torque estimation`` diagnostic of the period since the last one (the
         innovations are reset)."""
+        skipped = self.selection.skipped
         samples, refused = self.samples - self._reported[0], self.refused - self._reported[1]
-        self._reported = (self.samples, self.refused)
+        other = skipped - self._reported[2]
+        self._reported = (self.samples, self.refused, skipped)
         innovations = self.estimator.innovations
         status = estimator_status(
             joint_names=self.joint_names, prismatic=self.dm.robot.prismatic,
             method=self.config.method, identified=self.identified, samples=samples,
-            refused=refused, period=self.p.diagnostics_period, latency=self.latency,
+            refused=refused, skipped=other,
+            missing=self.selection.problem(self.joint_states_topic) if other and not samples
+            else '', period=self.p.diagnostics_period, latency=self.latency,
             compute_time=self.compute_time, innovations=innovations,
             latency_warning=self.p.latency_warning, nis_warning=self.p.innovation_nis_warning)
         if innovations is not None:
             innovations.reset()
         return status
 
-    def _arrays(self, msg: JointState) -> tuple[np.ndarray, np.ndarray]:
-        """Position and effort in model joint order."""
-        if msg.name != self._names:
-            self._order = self.dm.robot.joint_order(list(msg.name), 'joint_states')
-            self._names = list(msg.name)
+    @staticmethod
+    def _arrays(msg: JointState, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Position and effort in model joint order (``columns`` of the message)."""
         if len(msg.position) != len(msg.name) or len(msg.effort) != len(msg.name):
             raise InputError(f'{len(msg.name)} names, {len(msg.position)} positions and '
                              f'{len(msg.effort)} efforts')
-        return (np.asarray(msg.position, dtype=float)[self._order],
-                np.asarray(msg.effort, dtype=float)[self._order])
+        return (np.asarray(msg.position, dtype=float)[columns],
+                np.asarray(msg.effort, dtype=float)[columns])
 
     def _report(self, msg: JointState, c) -> None:
         out = collision_msg(c, self.joint_names[c.joint], self.thresholds[c.joint],
@@ -285,7 +291,8 @@ class TorqueEstimatorNode(lifecycle.GracefulNode):
     def close(self) -> None:
         if hasattr(self, 'estimator'):
             self.get_logger().info(f'{self.samples} samples estimated, {self.refused} refused, '
-                                   f'{self.estimator.repeats} repeated stamps skipped')
+                                   f'{self.estimator.repeats} repeated stamps skipped, '
+                                   f'{self.selection.skipped} messages without every joint')
 
 
 def main(args=None):

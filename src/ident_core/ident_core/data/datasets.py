@@ -27,7 +27,7 @@ from . import readers
 from .coverage import MIN_COVERAGE, check_coverage, window_coverage
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
 from .signal_processing import fixed_rate_clock
-from .sources import SPLIT_TAG, WINDOW_TAG, window_source
+from .sources import SPLIT_TAG, WINDOW_TAG, short_source, window_source
 
 SIGNALS = ('position', 'velocity', 'effort')
 # Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
@@ -68,6 +68,10 @@ class Dataset:
         fixed_rate`` log (every row is declared a sample); None: compare the arrays.
     first_row : int
         Row of the data file (0-based) that is the first row here, for messages.
+    notes : tuple of str
+        What the reader left out of the source, one line each (JointState messages of a bag
+        that lack a joint: another publisher's, e.g. a gripper's); the preprocessing summary
+        repeats them.
     """
 
     source: str
@@ -81,6 +85,7 @@ class Dataset:
     clock: str = 'auto'
     repeats: np.ndarray | None = None
     first_row: int = 0
+    notes: tuple[str, ...] = ()
 
     @property
     def samples(self) -> int:
@@ -265,10 +270,11 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None, *,
                      'rosbag2 folder / .mcap / .db3 file)')
 
 
-def load_bag(path: str | Path, topic: str = '/joint_states', *,
+def load_bag(path: str | Path, topic: str = 'joint_states', *,
              window: tuple[float, float] | None = None,
              min_coverage: float = MIN_COVERAGE,
-             recover: bool = False) -> tuple[Dataset, np.ndarray]:
+             recover: bool = False,
+             joints: list[str] | None = None) -> tuple[Dataset, np.ndarray]:
     """Load the ``sensor_msgs/JointState`` messages of a rosbag2 (header stamps as time).
 
     Parameters
@@ -276,7 +282,8 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     path : str or Path
         rosbag2 folder or ``.mcap``/``.db3`` file.
     topic : str
-        The JointState topic (the messages name their joints).
+        The JointState topic (the messages name their joints; a relative name is in the root
+        namespace).
     window : (float, float), optional
         (start, end) header-stamp time [s]: keep only the messages inside (e.g.
         ``readers.excitation_window``, the periodic part of an excitation).
@@ -285,6 +292,9 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
         a stream that stopped during the excitation is refused, a shorter gap is a warning).
     recover : bool, optional
         As for ``load_dataset``.
+    joints : list of str, optional
+        The joints to read (the URDF's): the messages that name them all are the samples
+        (``readers.read_joint_states``); default: the first message's.
 
     Returns
     -------
@@ -301,7 +311,8 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
     path = Path(path)
     if not path.exists():
         raise InputError(f'{path}: file not found')
-    log = readers.read_joint_states(path, topic, recover=recover)
+    log = readers.read_joint_states(path, topic, joints=joints, recover=recover)
+    topic = log.topic
     spec = {'file': path.name, 'topic': topic}
     if window is not None:
         rows = np.flatnonzero((log.stamp >= window[0]) & (log.stamp <= window[1]))
@@ -311,7 +322,7 @@ def load_bag(path: str | Path, topic: str = '/joint_states', *,
         check_coverage(window_coverage(log.stamp, window), f'{path} ({topic})', min_coverage)
         spec['rows'] = (int(rows[0]), int(rows[-1]) + 1)
     source = str(path) if window is None else window_source(path, topic, *spec['rows'])
-    dataset, kept = _build(DatasetDescription(**spec), source, path.parent, None, log)
+    dataset, kept = _build(DatasetDescription(**spec), source, path.parent, joints, log)
     return dataset, log.stamp[kept]
 
 
@@ -372,10 +383,16 @@ def _build(spec: DatasetDescription, source: str, base: Path, default_joints,
 def _build_unchecked(spec, source, base, default_joints, log,
                      recover) -> tuple[Dataset, np.ndarray]:
     data_file = resolve_path(spec.file, base, 'file')
+    notes = ()
     if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
         if log is None:
-            log = readers.read_joint_states(data_file, spec.topic, recover=recover)
+            log = readers.read_joint_states(data_file, spec.topic,
+                                            joints=spec.joints or default_joints,
+                                            recover=recover)
         raw = _raw_from_bag(spec, log)
+        if log.skipped:
+            notes = (f'{short_source(source)}: {log.skipped} {log.topic} message(s) without '
+                     "every joint skipped (another publisher's, e.g. a gripper's)",)
     else:
         raw = _raw_from_tables(spec, data_file, base, default_joints)
     raw['row'] = np.arange(len(raw['time']))
@@ -396,7 +413,7 @@ def _build_unchecked(spec, source, base, default_joints, log,
                       effort=raw['effort'] if identity else tr.joint_torques(raw['effort']),
                       transmission=tr,
                       cutoff_hz=spec.cutoff_hz, clock=tspec.clock, repeats=repeats,
-                      first_row=int(raw['row'][0]))
+                      first_row=int(raw['row'][0]), notes=notes)
     return dataset, raw['row']
 
 

@@ -27,9 +27,9 @@ per sample); ``fixed_rate`` replaces them by the least-squares line ``t0 + k·T`
 takes every row as a sample, and refuses gaps (a controller at a fixed rate whose logger lost
 no row). With ``sample_rate`` too every row is a sample.
 
-A rosbag2 needs only ``file`` (and ``topic``, default ``/joint_states``). The schema checks
-types and keys; what depends on the data (column counts, sizes per joint) is checked when the
-data are read (``datasets``).
+A rosbag2 needs only ``file`` (and ``topic``, default ``joint_states``: ``/joint_states``). The
+schema checks types and keys; what depends on the data (column counts, sizes per joint) is
+checked when the data are read (``datasets``).
 """
 from __future__ import annotations
 
@@ -137,7 +137,9 @@ class DatasetDescription(Schema):
     file : str
         The data file (CSV, NPZ, rosbag2 folder, ``.mcap`` or ``.db3``).
     topic : str
-        ``sensor_msgs/JointState`` topic of a rosbag2.
+        ``sensor_msgs/JointState`` topic of a rosbag2 (a relative name is in the root
+        namespace); its messages that lack one of the joints (``joints``, or the URDF's:
+        another publisher's, e.g. a gripper's) are skipped.
     time, position, velocity, effort : TimeSpec or SignalSpec, optional
         Where the signals are (position, effort and time required for tables).
     rows : [int or None, int or None], optional
@@ -155,7 +157,7 @@ class DatasetDescription(Schema):
 
     joints: list[str] | None = Field(default=None, min_length=1)
     file: str
-    topic: str = '/joint_states'
+    topic: str = 'joint_states'
     time: TimeSpec | None = None
     position: SignalSpec | None = None
     velocity: SignalSpec | None = None

@@ -18,9 +18,11 @@ from ..errors import DataWarning, InputError
 from ..files import check_readable
 from .bag.damage import bag_damage, damage_message
 from .bag.salvage import SalvageReader
+from .joint_selection import JointSelection
 
-#: Topic of the excitation node's ``ident_msgs/msg/ExcitationTrajectory`` descriptions.
-EXCITATION_TOPIC = '/excitation_node/trajectory'
+#: Topic of the excitation node's ``ident_msgs/msg/ExcitationTrajectory`` descriptions: a
+#: relative name, which nodes resolve in their namespace (``bag_topic``).
+EXCITATION_TOPIC = 'excitation_node/trajectory'
 #: Bytes of CSV text parsed at a time (the block takes about ten times that while parsed).
 CSV_BLOCK_BYTES = 1 << 20
 
@@ -225,7 +227,7 @@ class JointStateLog:
     Parameters
     ----------
     names : list of str
-        Joint names of the first message (column order).
+        Joint names (column order): those asked for, or of the first message.
     stamp : (N,) ndarray
         Header stamps [s].
     receive : (N,) ndarray
@@ -234,6 +236,10 @@ class JointStateLog:
         [rad or m].
     velocity, effort : (N, n) ndarray or None
         None if every message left them empty.
+    topic : str
+        The topic's name in the bag.
+    skipped : int
+        Messages left out because they lack one of the joints (``joint_selection``).
     """
 
     names: list[str]
@@ -242,6 +248,26 @@ class JointStateLog:
     position: np.ndarray
     velocity: np.ndarray | None
     effort: np.ndarray | None
+    topic: str = ''
+    skipped: int = 0
+
+
+def bag_topic(topic: str) -> str:
+    """The name in a bag of a topic given as a parameter.
+
+    Parameters
+    ----------
+    topic : str
+        An absolute name (``/left/joint_states``), or a relative one (``joint_states``): in the
+        root namespace, where a process outside ROS (the CLI) resolves it. A node resolves a
+        relative name in its own namespace first (``Node.resolve_topic_name``).
+
+    Returns
+    -------
+    str
+        The absolute name.
+    """
+    return topic if topic.startswith('/') else '/' + topic
 
 
 def excitation_window(path: Path, topic: str, *,
@@ -274,7 +300,8 @@ def excitation_window(path: Path, topic: str, *,
     """
     try:
         with closing(open_bag(Path(path), recover)) as reader:
-            conns = [c for c in reader.connections if c.topic == topic]
+            name = bag_topic(topic)
+            conns = [c for c in reader.connections if c.topic == name]
             if not conns:                 # (no connections would mean all of them to rosbags)
                 return None
             window = None
@@ -291,17 +318,24 @@ def excitation_window(path: Path, topic: str, *,
         raise InputError(f'{path}: cannot read {topic} ({exc})') from None
 
 
-def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> JointStateLog:
+def read_joint_states(path: Path, topic: str, *, joints: list[str] | None = None,
+                      recover: bool = False) -> JointStateLog:
     """Read the ``sensor_msgs/msg/JointState`` messages of a topic from a rosbag2.
 
-    Messages may list the joints in any order; they are reordered to the first message's order.
+    Messages may list the joints in any order. With ``joints``, a row is a message that names
+    every one of them (others besides: a gripper's fingers); messages that lack one (another
+    publisher's, e.g. a gripper's ``joint_state_broadcaster`` between the arm's) are left out
+    and counted (``data.joint_selection``). Without, the joints are the first message's and
+    every message must name them.
 
     Parameters
     ----------
     path : Path
         rosbag2 folder or ``.mcap``/``.db3`` file.
     topic : str
-        The topic.
+        The topic (a relative name in the root namespace, ``bag_topic``).
+    joints : list of str, optional
+        The joints to read (the URDF's moving joints), the column order.
     recover : bool, optional
         Read an unfinished MCAP bag (its recorder crashed: no ``metadata.yaml``, no MCAP
         footer) up to its damage, with a ``DataWarning`` that states the seconds read (see
@@ -315,26 +349,29 @@ def read_joint_states(path: Path, topic: str, *, recover: bool = False) -> Joint
     ------
     InputError
         If the bag is missing or damaged (without ``recover``), the topic unknown or of another
-        type, or a message lacks a joint or has inconsistent array lengths (names the message
-        index).
+        type, no message names every one of ``joints`` (naming those none names), or, without
+        ``joints``, a message lacks a joint; or a message has inconsistent array lengths
+        (names the message index).
     """
     if not path.exists():
         raise InputError(f'{path}: rosbag2 not found')
     reader = open_bag(path, recover)
     try:
-        conns = [c for c in reader.connections if c.topic == topic]
+        topics = sorted({c.topic for c in reader.connections})
+        name = bag_topic(topic)
+        conns = [c for c in reader.connections if c.topic == name]
         if not conns:
-            topics = sorted({c.topic for c in reader.connections})
-            raise InputError(f'{path}: no topic {topic!r} (topics: {", ".join(topics)})')
+            raise InputError(f'{path}: no topic {name!r} (topics: {", ".join(topics)})')
         bad = [c.msgtype for c in conns if c.msgtype != 'sensor_msgs/msg/JointState']
         if bad:
-            raise InputError(f'{path}: topic {topic} has type {bad[0]}, '
+            raise InputError(f'{path}: topic {name} has type {bad[0]}, '
                              'expected sensor_msgs/msg/JointState')
-        log = _collect(path, reader, conns)
+        log = _collect(path, reader, conns, joints)
+        log.topic = name
     finally:
         reader.close()
     if isinstance(reader, SalvageReader):
-        _warn_recovered(path, topic, reader, log)
+        _warn_recovered(path, name, reader, log)
     return log
 
 
@@ -385,14 +422,20 @@ def _warn_recovered(path: Path, topic: str, reader, log: JointStateLog) -> None:
                   's; whatever the recorder had not written is lost', DataWarning, stacklevel=3)
 
 
-def _collect(path, reader, conns) -> JointStateLog:
-    names, stamps, receive = None, [], []
+def _collect(path, reader, conns, joints: list[str] | None) -> JointStateLog:
+    names, stamps, receive = joints, [], []
+    selection = None if joints is None else JointSelection(joints)
     fields = {'position': [], 'velocity': [], 'effort': []}
     for i, (conn, t_ns, raw) in enumerate(reader.messages(connections=conns)):
         msg = reader.deserialize(raw, conn.msgtype)
-        if names is None:
-            names = list(msg.name)
-        order = _message_order(path, i, list(msg.name), names)
+        if selection is not None:
+            order = selection.columns(msg.name)
+            if order is None:
+                continue
+        else:
+            if names is None:
+                names = list(msg.name)
+            order = _message_order(path, i, list(msg.name), names)
         for key, rows in fields.items():
             values = np.asarray(getattr(msg, key), dtype=float)
             if len(values) == 0:
@@ -404,7 +447,9 @@ def _collect(path, reader, conns) -> JointStateLog:
                 rows.append(values[order])
         stamps.append(msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec)
         receive.append(1e-9 * t_ns)
-    if names is None:
+    if not stamps:
+        if selection is not None and selection.skipped:
+            raise selection.error(str(path))
         raise InputError(f'{path}: topic has no messages')
     arrays = {}
     for key, rows in fields.items():
@@ -418,8 +463,9 @@ def _collect(path, reader, conns) -> JointStateLog:
             arrays[key] = np.array(rows)
     if arrays['position'] is None:
         raise InputError(f'{path}: JointState messages carry no position')
-    return JointStateLog(names, np.array(stamps), np.array(receive), arrays['position'],
-                         arrays['velocity'], arrays['effort'])
+    return JointStateLog(list(names), np.array(stamps), np.array(receive), arrays['position'],
+                         arrays['velocity'], arrays['effort'],
+                         skipped=0 if selection is None else selection.skipped)
 
 
 def _message_order(path, index, msg_names, names):

@@ -212,7 +212,7 @@ class _Run:
         self.trim = trim_samples(self.fs, cutoff_hz)
         self.margin, self.reach = margin, reach
         self.sharp = sharp_columns(regressor, base)
-        self.summary = [tb.summary()]
+        self.summary = [tb.summary(), *d.notes]
         self.recorded = False
         self.peak = None
         self.progress = progress

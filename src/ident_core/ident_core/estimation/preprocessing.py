@@ -237,7 +237,7 @@ def preprocess(dataset: Dataset, robot: RobotModel, config: IdentificationConfig
         qdd = [differentiate(x, t) for x, t in zip(qd, grids)]
         qd_sharp = [differentiate(lowpass(x, fs, sharp_hz, order), t)
                     for x, t in zip(q_raw, grids)] if sharp_hz > cutoff_hz else qd
-        summary = [base.summary()] + notes
+        summary = [base.summary(), *d.notes, *notes]
         if d.velocity is not None:
             v_raw = base.resample(d.velocity, True)
             recorded = [lowpass(x, fs, cutoff_hz, order) for x in v_raw]

@@ -2,7 +2,8 @@
 
 The file mirrors :class:`ResultFile`::
 
-    robot: {name, urdf: /abs/path.urdf, urdf_sha256, kinematics_sha256, joints: [...]}
+    robot: {name, urdf: /abs/path.urdf or /robot_description, urdf_sha256, kinematics_sha256,
+            joints: [...]}
     config: {friction, rotor_inertia, estimator, cutoff_hz, ...}     # IdentificationConfig
     transmission: {gear_matrix, joint_offset, torque_scale}
     base_parameters: [{name, value, std, rel_std_percent}, ...]
@@ -55,9 +56,10 @@ class RobotSection(Schema):
     name : str
         Robot name of the URDF.
     urdf : str
-        Absolute path of the URDF.
+        Absolute path of the URDF file, or where a URDF given as text came from (the topic,
+        e.g. ``/robot_description``; such a result is read with the URDF given).
     urdf_sha256 : str
-        Hash of the URDF file.
+        Hash of the URDF (of the file, or of the text's UTF-8 encoding).
     kinematics_sha256 : str
         ``RobotModel.kinematics_sha256`` (empty in older files: not checked).
     joints : list of str
@@ -404,10 +406,46 @@ def robot_section(robot: RobotModel) -> RobotSection:
     -------
     RobotSection
     """
-    return RobotSection(name=robot.model.name, urdf=str(robot.urdf.resolve()),
+    return RobotSection(name=robot.model.name, urdf=robot.urdf_reference(),
                         urdf_sha256=robot.urdf_sha256(),
                         kinematics_sha256=robot.kinematics_sha256(),
                         joints=list(robot.joint_names))
+
+
+def recorded_robot(path: str | Path, section: RobotSection,
+                   urdf: str | Path | RobotModel | None = None) -> RobotModel:
+    """The robot of a result file: ``urdf`` when given, else the file its ``robot.urdf``
+    records.
+
+    Parameters
+    ----------
+    path : str or Path
+        The result file, for messages.
+    section : RobotSection
+        Its ``robot`` section.
+    urdf : str, Path or RobotModel, optional
+        The URDF file or the robot to use instead.
+
+    Returns
+    -------
+    RobotModel
+        Not checked against ``section`` (``read_result`` does).
+
+    Raises
+    ------
+    InputError
+        If the URDF cannot be loaded, or none is given and the recorded one is no file (a
+        result identified on a ``robot_description`` topic records the topic).
+    """
+    if isinstance(urdf, RobotModel):
+        return urdf
+    if urdf:
+        return load_robot(urdf)
+    if not Path(section.urdf).is_file():
+        raise InputError(f'{path}: robot.urdf {section.urdf!r} is no file (a robot '
+                         'description from a topic, or a moved file): give the URDF (--urdf) '
+                         'with the recorded robot.urdf_sha256')
+    return load_robot(section.urdf)
 
 
 def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
@@ -445,7 +483,7 @@ def result_file(model: IdentifiedModel, validations: list[dict]) -> ResultFile:
         validation=[ValidationEntry(**_plain(v)) for v in validations])
 
 
-def read_result(path: str | Path, urdf: str | Path | None = None,
+def read_result(path: str | Path, urdf: str | Path | RobotModel | None = None,
                 ignore_urdf_change: bool = False) -> IdentifiedModel:
     """Load an identified model from RESULT.yaml.
 
@@ -453,8 +491,9 @@ def read_result(path: str | Path, urdf: str | Path | None = None,
     ----------
     path : str or Path
         The result file.
-    urdf : str or Path, optional
-        Use this URDF instead of the recorded path.
+    urdf : str, Path or RobotModel, optional
+        Use this URDF (or robot, e.g. from ``/robot_description``) instead of the recorded
+        path; needed when the result records a topic, not a file.
     ignore_urdf_change : bool, optional
         Accept a URDF whose content differs from the one the result was identified with
         (same joints and kinematics).
@@ -471,17 +510,18 @@ def read_result(path: str | Path, urdf: str | Path | None = None,
         differs from the recorded one by its SHA-256 (naming the file and the field).
     """
     doc = ResultFile.read(path)
-    robot = load_robot(urdf or doc.robot.urdf)
+    robot = recorded_robot(path, doc.robot, urdf)
     recorded = doc.robot.urdf_sha256
+    source = robot.urdf_source
     if recorded and not ignore_urdf_change and recorded != robot.urdf_sha256():
-        raise InputError(f'{path}: URDF {robot.urdf} is not the file the result was identified '
+        raise InputError(f'{path}: URDF {source} is not the file the result was identified '
                          'with (robot.urdf_sha256 differs); --ignore-urdf-change uses it anyway')
     if robot.joint_names != doc.robot.joints:
-        raise InputError(f'{path}: URDF {robot.urdf} has joints {robot.joint_names}, the result '
+        raise InputError(f'{path}: URDF {source} has joints {robot.joint_names}, the result '
                          f'was identified for {doc.robot.joints}')
     kinematics = doc.robot.kinematics_sha256
     if kinematics and kinematics != robot.kinematics_sha256():
-        raise InputError(f'{path}: URDF {robot.urdf} places or orients its joints differently '
+        raise InputError(f'{path}: URDF {source} places or orients its joints differently '
                          'from the URDF the result was identified with')
     tr = doc.transmission
     base = BaseParameters.from_dict(doc.base_definition.model_dump())

@@ -80,20 +80,19 @@ class CollisionModel:
 
     def __init__(self, robot: RobotModel, config: ExcitationConfig):
         src, coll = config.source, config.collision
-        full = pin.buildModelFromUrdf(str(robot.urdf))
         dirs = list(coll.package_dirs) or _package_dirs(robot.urdf)
         try:
-            geom = pin.buildGeomFromUrdf(full, str(robot.urdf), pin.COLLISION,
-                                        package_dirs=dirs)
+            full, geom = robot.geometry(pin.COLLISION, dirs)
         except (RuntimeError, ValueError) as exc:
-            raise InputError(f'{robot.urdf}: cannot load the collision shapes '
+            raise InputError(f'{robot.urdf_source}: cannot load the collision shapes '
                              f'({str(exc).strip().splitlines()[0]}); set collision.package_dirs '
                              f'in {src}') from None
         model = full
         if robot.locked_joints:
-            model, geom = reduced_model(full, robot.locked_joints, str(robot.urdf), geom)
+            model, geom = reduced_model(full, robot.locked_joints, robot.urdf_source, geom)
         if coll.self and not len(geom.geometryObjects):
-            raise InputError(f'{robot.urdf}: no collision shapes, self-collision cannot be checked')
+            raise InputError(f'{robot.urdf_source}: no collision shapes, self-collision cannot '
+                             'be checked')
         _convex_hulls(geom)
         self.robot_shapes = len(geom.geometryObjects)
         for i, obstacle in enumerate(coll.environment):
@@ -196,10 +195,11 @@ class CollisionModel:
         return best
 
 
-def _package_dirs(urdf: Path) -> list[str]:
+def _package_dirs(urdf: Path | None) -> list[str]:
     """The URDF's folder and its parents: ``package://NAME/...`` resolves when ``NAME`` is a
-    folder in one of them."""
-    return [str(p) for p in list(urdf.resolve().parents)[:6]]
+    folder in one of them (none for a URDF that came as text: Pinocchio's search of
+    ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH``)."""
+    return [] if urdf is None else [str(p) for p in list(urdf.resolve().parents)[:6]]
 
 
 def _convex_hulls(geom) -> None:

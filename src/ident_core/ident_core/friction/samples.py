@@ -82,7 +82,7 @@ class RigidBodyModel:
         -------
         RigidBodyModel
         """
-        return cls(robot, robot.standard_parameters(), False, f'URDF {robot.urdf}')
+        return cls(robot, robot.standard_parameters(), False, f'URDF {robot.urdf_source}')
 
     @classmethod
     def from_identified(cls, model: IdentifiedModel, source: str) -> RigidBodyModel:

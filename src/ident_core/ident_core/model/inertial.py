@@ -276,14 +276,12 @@ def collision_boxes(robot: RobotModel, package_dirs: list[str] | None = None) ->
     from .robot import reduced_model
 
     try:
-        full = pin.buildModelFromUrdf(str(robot.urdf))
-        geometry = pin.buildGeomFromUrdf(full, str(robot.urdf), pin.COLLISION,
-                                         package_dirs=package_dirs or [])
+        full, geometry = robot.geometry(pin.COLLISION, package_dirs)
     except (RuntimeError, ValueError) as exc:
-        raise InputError(f'{robot.urdf}: cannot load the collision geometry '
+        raise InputError(f'{robot.urdf_source}: cannot load the collision geometry '
                          f'({str(exc).strip().splitlines()[0]})') from None
     if robot.locked_joints:
-        _, geometry = reduced_model(full, robot.locked_joints, str(robot.urdf), geometry)
+        _, geometry = reduced_model(full, robot.locked_joints, robot.urdf_source, geometry)
     boxes: list = [None] * robot.n
     for obj in geometry.geometryObjects:
         if obj.parentJoint == 0:

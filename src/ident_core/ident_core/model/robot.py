@@ -47,8 +47,8 @@ class RobotModel:
 
     Parameters
     ----------
-    urdf : Path
-        The URDF file.
+    urdf : Path or None
+        The URDF file; None when the URDF came as text (``robot_from_urdf_text``).
     model : pinocchio.Model
         The kinematic tree, joint order ``joint_names``.
     joint_names : list of str
@@ -61,9 +61,17 @@ class RobotModel:
         Effort limits [N·m or N].
     locked_joints : dict
         ``{joint: position}`` of URDF joints held fixed (not in ``model``) [rad or m].
+    urdf_text : str
+        The URDF document when it came as text; empty for a file (read from ``urdf``).
+    urdf_source : str
+        Where the URDF came from, for messages and result files: the file's path, or e.g. the
+        topic ``/robot_description``.
+    urdf_digest : str
+        SHA-256 of the URDF (the file's bytes, or the text's UTF-8 encoding), taken when it was
+        loaded.
     """
 
-    urdf: Path
+    urdf: Path | None
     model: pin.Model
     joint_names: list[str]
     lower: np.ndarray
@@ -71,6 +79,14 @@ class RobotModel:
     velocity_limit: np.ndarray
     effort_limit: np.ndarray
     locked_joints: dict = field(default_factory=dict)
+    urdf_text: str = ''
+    urdf_source: str = ''
+    urdf_digest: str = ''
+
+    def __post_init__(self):
+        if self.urdf is not None:
+            self.urdf_source = self.urdf_source or str(self.urdf)
+            self.urdf_digest = self.urdf_digest or _sha256(self.urdf.read_bytes())
 
     @property
     def n(self) -> int:
@@ -107,14 +123,55 @@ class RobotModel:
         return np.where(ok, self.lower, -np.pi), np.where(ok, self.upper, np.pi)
 
     def urdf_sha256(self) -> str:
-        """SHA-256 of the URDF file, to detect that a result belongs to another model.
+        """SHA-256 of the URDF as loaded (``urdf_digest``), to detect that a result belongs to
+        another model.
 
         Returns
         -------
         str
             64 hexadecimal digits.
         """
-        return hashlib.sha256(self.urdf.read_bytes()).hexdigest()
+        return self.urdf_digest
+
+    def urdf_reference(self) -> str:
+        """What result files record as the robot's ``urdf``: the file's absolute path, or where
+        the text came from (``urdf_source``, e.g. ``/robot_description``).
+
+        Returns
+        -------
+        str
+        """
+        return str(self.urdf.resolve()) if self.urdf is not None else self.urdf_source
+
+    def geometry(self, kind: pin.GeometryType, package_dirs: list[str] | None = None) -> tuple:
+        """The URDF's collision or visual geometry, on the full (unreduced) model.
+
+        Parameters
+        ----------
+        kind : pinocchio.GeometryType
+            ``pin.COLLISION`` or ``pin.VISUAL``.
+        package_dirs : list of str, optional
+            Where ``package://`` meshes are found (Pinocchio also searches ``ROS_PACKAGE_PATH``
+            and ``AMENT_PREFIX_PATH``).
+
+        Returns
+        -------
+        full : pinocchio.Model
+            The URDF's model without locked joints.
+        geometry : pinocchio.GeometryModel
+            Its shapes.
+
+        Raises
+        ------
+        RuntimeError, ValueError
+            Pinocchio's, e.g. for a mesh that is not found.
+        """
+        dirs = list(package_dirs or [])
+        if self.urdf is not None:
+            full = pin.buildModelFromUrdf(str(self.urdf))
+            return full, pin.buildGeomFromUrdf(full, str(self.urdf), kind, package_dirs=dirs)
+        full = pin.buildModelFromXML(self.urdf_text)
+        return full, pin.buildGeomFromUrdfString(full, self.urdf_text, kind, package_dirs=dirs)
 
     def kinematics_sha256(self) -> str:
         """Fingerprint of the kinematic tree alone (inertias left out).
@@ -183,7 +240,7 @@ class RobotModel:
         """
         if joint not in self.joint_names:
             raise InputError(f'{source + ": " if source else ""}joint {joint} is not a joint of '
-                             f'{self.urdf} ({", ".join(self.joint_names)})')
+                             f'{self.urdf_source} ({", ".join(self.joint_names)})')
         return self.joint_names.index(joint)
 
     def joint_order(self, names: list[str], source: str) -> np.ndarray:
@@ -209,7 +266,8 @@ class RobotModel:
         """
         unknown = [j for j in names if j not in self.joint_names]
         if unknown:
-            raise InputError(f'{source}: joint(s) {", ".join(unknown)} not in URDF {self.urdf} '
+            raise InputError(f'{source}: joint(s) {", ".join(unknown)} not in URDF '
+                             f'{self.urdf_source} '
                              f'(its moving joints: {", ".join(self.joint_names)})')
         repeated = sorted({j for j in names if names.count(j) > 1})
         if repeated:
@@ -217,12 +275,12 @@ class RobotModel:
         missing = [j for j in self.joint_names if j not in names]
         if missing:
             raise InputError(f'{source}: no data for joint(s) {", ".join(missing)} of URDF '
-                             f'{self.urdf}; every moving joint needs position and effort')
+                             f'{self.urdf_source}; every moving joint needs position and effort')
         return np.array([names.index(j) for j in self.joint_names])
 
 
 def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotModel:
-    """Load a URDF with Pinocchio (fixed base, gravity −9.81 m/s² along z of the base).
+    """Load a URDF file with Pinocchio (fixed base, gravity −9.81 m/s² along z of the base).
 
     Parameters
     ----------
@@ -244,36 +302,86 @@ def load_robot(urdf: str | Path, locked_joints: dict | None = None) -> RobotMode
         joint mimics another (``<mimic>``: lock it, or remove the element).
     """
     path = check_readable(urdf, 'URDF file')
+    model = _parsed(lambda: pin.buildModelFromUrdf(str(path)), str(path))
+    return _robot(model, locked_joints, str(path), _mimic_joints(lambda: ET.parse(path)),
+                  urdf=path)
+
+
+def robot_from_urdf_text(text: str, source: str = '/robot_description',
+                         locked_joints: dict | None = None) -> RobotModel:
+    """Load a URDF given as text, e.g. the ``robot_description`` a robot's stack publishes.
+
+    Parameters
+    ----------
+    text : str
+        The URDF document.
+    source : str, optional
+        Where it came from (the topic), for messages and result files (``urdf_source``).
+    locked_joints : dict, optional
+        As for ``load_robot``.
+
+    Returns
+    -------
+    RobotModel
+        ``urdf`` is None; ``urdf_sha256()`` is the SHA-256 of the text's UTF-8 encoding (that
+        of a file holding exactly this text).
+
+    Raises
+    ------
+    InputError
+        As ``load_robot``, naming ``source``; also for an empty text.
+    """
+    if not text.strip():
+        raise InputError(f'{source}: the URDF is empty')
+    model = _parsed(lambda: pin.buildModelFromXML(text), source)
+    return _robot(model, locked_joints, source, _mimic_joints(lambda: ET.ElementTree(
+        ET.fromstring(text))), urdf_text=text, urdf_source=source,
+                  urdf_digest=_sha256(text.encode('utf-8')))
+
+
+def _parsed(build, source: str) -> pin.Model:
+    """The model ``build()`` returns, or InputError with the parser's complaint."""
     with _stderr_captured() as parser_output:
         try:
-            model = pin.buildModelFromUrdf(str(path))
+            model = build()
         except (RuntimeError, ValueError) as exc:
             model, failure = None, str(exc).strip().splitlines()[0]
     if model is None:
         detail = _parser_error(''.join(parser_output))
-        raise InputError(f'{path}: cannot parse URDF ({detail or failure})')
+        raise InputError(f'{source}: cannot parse URDF ({detail or failure})')
+    return model
+
+
+def _robot(model: pin.Model, locked_joints: dict | None, source: str, mimics: dict,
+           urdf: Path | None = None, **fields) -> RobotModel:
+    """A ``RobotModel`` of a parsed model: locked joints, checks of its joints, limits."""
     locked_joints = dict(locked_joints or {})
     if locked_joints:
-        model = reduced_model(model, locked_joints, str(path))
+        model = reduced_model(model, locked_joints, source)
     names = [model.names[i] for i in range(1, model.njoints)]
     for i, name in enumerate(names, start=1):
         kind = model.joints[i].shortname()
         if model.nvs[i] != 1 or model.nqs[i] > 2 or not kind.startswith(SUPPORTED_JOINTS):
-            raise InputError(f'{path}: joint {name} is a {kind}; only 1-DOF revolute, '
+            raise InputError(f'{source}: joint {name} is a {kind}; only 1-DOF revolute, '
                              'continuous and prismatic joints are supported')
-    mimics = [(j, leader) for j, leader in _mimic_joints(path).items() if j in names]
+    mimics = [(j, leader) for j, leader in mimics.items() if j in names]
     if mimics:
         joint, leader = mimics[0]
-        raise InputError(f'{path}: joint {joint} mimics {leader} (<mimic>), which is not '
+        raise InputError(f'{source}: joint {joint} mimics {leader} (<mimic>), which is not '
                          'supported: make it type="fixed" in the URDF (an excitation can '
                          'also hold it with locked_joints), or remove its <mimic> element to '
                          'treat it as an independent joint')
     if model.nv == 0:
-        raise InputError(f'{path}: URDF has no moving joint')
+        raise InputError(f'{source}: URDF has no moving joint')
     lower, upper = position_limits(model)
-    return RobotModel(urdf=path, model=model, joint_names=names, lower=lower, upper=upper,
+    return RobotModel(urdf=urdf, model=model, joint_names=names, lower=lower, upper=upper,
                       velocity_limit=np.array(model.velocityLimit),
-                      effort_limit=np.array(model.effortLimit), locked_joints=locked_joints)
+                      effort_limit=np.array(model.effortLimit), locked_joints=locked_joints,
+                      **fields)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _layout(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
@@ -419,11 +527,11 @@ def joint_angles(model: pin.Model, x) -> np.ndarray:
     return q
 
 
-def _mimic_joints(path: Path) -> dict:
-    """``{joint: the joint it mimics}`` of a URDF's ``<mimic>`` elements (Pinocchio's default
-    model makes such a joint an independent one)."""
+def _mimic_joints(parse) -> dict:
+    """``{joint: the joint it mimics}`` of the ``<mimic>`` elements of the URDF ``parse()``
+    reads (an ElementTree; Pinocchio's default model makes such a joint an independent one)."""
     try:
-        root = ET.parse(path).getroot()
+        root = parse().getroot()
     except ET.ParseError:                   # Pinocchio read it: a format ET does not (xacro)
         return {}
     return {joint.get('name'): mimic.get('joint') for joint in root.iter('joint')

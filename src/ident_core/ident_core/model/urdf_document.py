@@ -19,6 +19,7 @@ import pinocchio as pin
 
 from ..errors import InputError
 from .inertial import LinkInertial
+from .robot import RobotModel
 
 #: Namespace of Drake's URDF extensions (``xmlns:drake``).
 DRAKE_NS = 'http://drake.mit.edu'
@@ -60,6 +61,54 @@ def read_urdf(urdf: str | Path) -> tuple[list[str], ET.Element, str]:
         text = raw.decode(encoding)
     except (LookupError, UnicodeDecodeError):
         raise InputError(f'{urdf}: cannot decode the URDF as {encoding}') from None
+    return parse_urdf(text, str(urdf))
+
+
+def read_robot_urdf(robot: RobotModel) -> tuple[list[str], ET.Element, str]:
+    """``read_urdf`` of a robot's URDF: its file, or the text it came as.
+
+    Parameters
+    ----------
+    robot : RobotModel
+        Loaded from a file (``robot.urdf``) or from text (``robot.urdf_text``, e.g. a
+        ``robot_description`` message).
+
+    Returns
+    -------
+    prolog, root, drake
+        As ``read_urdf`` returns them, whichever the source.
+
+    Raises
+    ------
+    InputError
+        If the file or the text cannot be read as a URDF (naming the file or the source).
+    """
+    if robot.urdf is not None:
+        return read_urdf(robot.urdf)
+    return parse_urdf(robot.urdf_text, robot.urdf_source)
+
+
+def parse_urdf(text: str, source: str) -> tuple[list[str], ET.Element, str]:
+    """A URDF document's text read for rewriting (``read_urdf``).
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    source : str
+        Where it came from, for messages.
+
+    Returns
+    -------
+    prolog, root, drake
+        As ``read_urdf``.
+
+    Raises
+    ------
+    InputError
+        If it cannot be parsed, or its root is no ``<robot>``.
+    """
+    urdf = source
     prolog, pos = [], 0
     while (item := _PROLOG_ITEM.match(text, pos)) is not None:
         pos = item.end()

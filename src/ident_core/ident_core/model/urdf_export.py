@@ -65,7 +65,7 @@ from .urdf_document import (
     inertial_element,
     is_marked,
     number,
-    read_urdf,
+    read_robot_urdf,
     remove_own,
 )
 
@@ -225,7 +225,7 @@ def identified_urdf(robot: RobotModel, links: list[LinkInertial], actuators: dic
     if problems and not force:
         raise InputError(f'{source}: not physically consistent: '
                          f'{"; ".join(problems)} (--force exports it anyway)')
-    prolog, root, drake = read_urdf(robot.urdf)
+    prolog, root, drake = read_robot_urdf(robot)
     doc = _IdentifiedDocument(root, drake, source)
     report = UrdfExport(path=robot.urdf, bodies=[k.link for k in links], inconsistent=problems)
     inconsistent = {k.link for k in links if not k.physically_consistent}
@@ -247,7 +247,7 @@ def _check_model(robot, links, actuators, gear_matrix, source) -> None:
                          'their parents; a URDF export of such a model is not supported')
     if [k.joint for k in links] != list(robot.joint_names):
         raise InputError(f'{source}: bodies of joints {[k.joint for k in links]} do not match '
-                         f'the moving joints {robot.joint_names} of {robot.urdf}')
+                         f'the moving joints {robot.joint_names} of {robot.urdf_source}')
     for term, values in actuators.items():
         if np.shape(values) != (robot.n,):
             raise InputError(f'{source}: {robot.n} {term} values expected, got '

@@ -226,7 +226,8 @@ def identification_status(*, joint_names: list[str], prismatic, stats: dict | No
 def estimator_status(*, joint_names: list[str], prismatic, method: str, identified: bool,
                      samples: int, refused: int, period: float, latency: SampleWindow,
                      compute_time: SampleWindow, innovations: InnovationStatistics | None,
-                     latency_warning: float, nis_warning: float) -> Status:
+                     latency_warning: float, nis_warning: float, skipped: int = 0,
+                     missing: str = '') -> Status:
     """The torque estimator's status: latency and the Kalman filter's innovation.
 
     Parameters
@@ -254,11 +255,18 @@ def estimator_status(*, joint_names: list[str], prismatic, method: str, identifi
     nis_warning : float
         WARN when a joint's mean normalised innovation squared exceeds this (1 for a filter
         whose model and noise are right).
+    skipped : int, optional
+        JointState messages without every joint in the reporting period (another
+        publisher's, e.g. a gripper's: no fault).
+    missing : str, optional
+        Why none was a sample (``JointSelection.problem``: the joints no message names): an
+        ERROR.
 
     Returns
     -------
     Status
         Task ``torque estimation``; keys ``method``, ``model``, ``samples``, ``refused``,
+        ``skipped``,
         ``latency_p50_s``, ``latency_p95_s``, ``latency_max_s``, ``compute_time_p95_s``,
         ``innovation_outlier_fraction`` and per joint ``<joint>.innovation_rms_<Nm or N>``,
         ``<joint>.innovation_nis`` (NaN without a Kalman filter or samples).
@@ -267,7 +275,8 @@ def estimator_status(*, joint_names: list[str], prismatic, method: str, identifi
     units = _units(prismatic, 'Nm', 'N')
     p95 = latency.percentile(95)
     values = {'method': method, 'model': 'identified' if identified else 'urdf',
-              'samples': samples, 'refused': refused, 'latency_p50_s': latency.percentile(50),
+              'samples': samples, 'refused': refused, 'skipped': skipped,
+              'latency_p50_s': latency.percentile(50),
               'latency_p95_s': p95, 'latency_max_s': latency.maximum(),
               'compute_time_p95_s': compute_time.percentile(95)}
     kalman = innovations is not None and innovations.count > 0
@@ -277,11 +286,11 @@ def estimator_status(*, joint_names: list[str], prismatic, method: str, identifi
     for j, name in enumerate(joint_names):
         values[f'{name}.innovation_rms_{units[j]}'] = float(rms[j])
         values[f'{name}.innovation_nis'] = float(nis[j])
-    checks = []
+    checks = [(Level.ERROR, missing)] if missing else []
     if refused:
         level = Level.ERROR if not samples else Level.WARN
         checks.append((level, f'{refused} of {samples + refused} joint_states refused in '
-                              f'{period:g} s (NaN, unknown joints or out of order)'))
+                              f'{period:g} s (NaN, inconsistent arrays or out of order)'))
     if samples and p95 > latency_warning:        # no stale latency once the stream stops
         checks.append((Level.WARN, f'latency {1e3 * p95:.3g} ms (95th percentile) > '
                                    f'{1e3 * latency_warning:g} ms'))

@@ -89,11 +89,11 @@ def payload_frame(robot: RobotModel, name: str | None = None) -> PayloadFrame:
     name = name or model.names[model.njoints - 1]
     if not model.existFrame(name):
         frames = sorted({f.name for f in model.frames if f.parentJoint > 0})
-        raise InputError(f'payload frame {name!r} is not a frame of {robot.urdf.name} '
+        raise InputError(f'payload frame {name!r} is not a frame of {robot.urdf_source} '
                          f'(frames on moving bodies: {", ".join(frames)})')
     frame = model.frames[model.getFrameId(name)]
     if frame.parentJoint == 0:
-        raise InputError(f'payload frame {name!r} is on the fixed base of {robot.urdf.name}: '
+        raise InputError(f'payload frame {name!r} is on the fixed base of {robot.urdf_source}: '
                          'no joint moves it')
     placement = pin.SE3(frame.placement)
     return PayloadFrame(name, int(frame.parentJoint), placement, _transform(placement))

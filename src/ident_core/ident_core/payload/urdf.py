@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model.inertial import LinkInertial
+from ..model.robot import RobotModel
 from ..model.urdf_document import (
     DRAKE_NS,
     UrdfDocument,
@@ -16,13 +17,14 @@ from ..model.urdf_document import (
     inertial_element,
     is_marked,
     number,
+    read_robot_urdf,
     read_urdf,
     remove,
     rpy,
 )
 
 
-def urdf_with_fixed_body(urdf: str | Path, parent: str, name: str, placement,
+def urdf_with_fixed_body(urdf: str | Path | RobotModel, parent: str, name: str, placement,
                          body: LinkInertial, note: str) -> str:
     """The text of a URDF with a rigid body fixed to one of its links (e.g. a payload).
 
@@ -32,8 +34,8 @@ def urdf_with_fixed_body(urdf: str | Path, parent: str, name: str, placement,
 
     Parameters
     ----------
-    urdf : str or Path
-        The URDF.
+    urdf : str, Path or RobotModel
+        The URDF file, or a robot (its URDF file or text).
     parent : str
         The link the body is fixed to.
     name : str
@@ -55,7 +57,11 @@ def urdf_with_fixed_body(urdf: str | Path, parent: str, name: str, placement,
     InputError
         If the URDF cannot be read, or has no link ``parent``.
     """
-    prolog, root, _ = read_urdf(Path(urdf))
+    if isinstance(urdf, RobotModel):
+        prolog, root, _ = read_robot_urdf(urdf)
+        urdf = urdf.urdf_source
+    else:
+        prolog, root, _ = read_urdf(Path(urdf))
     doc = UrdfDocument(root, DRAKE_NS, str(urdf))
     if parent not in doc.links:
         raise InputError(f'{urdf}: no link {parent!r} to fix {name!r} to')

@@ -15,7 +15,7 @@ from ..files import check_readable, write_atomic
 from ..friction.identify import collect_samples
 from ..friction.results import FrictionFile
 from ..friction.samples import RigidBodyModel
-from ..model.robot import load_robot
+from ..model.robot import RobotModel, load_robot
 from ..payload.results import PayloadFile
 from ..progress import Progress, advance, describe, expect
 from . import friction, parameters, payload, torque_estimates, torques
@@ -39,8 +39,8 @@ class ReportInputs:
         FRICTION.yaml of ``friction``.
     torques : str or Path, optional
         TORQUES.csv of ``estimate-torque`` (``true_<joint>`` columns, if any, are drawn too).
-    urdf : str or Path, optional
-        Use this URDF instead of the one the result files name.
+    urdf : str, Path or RobotModel, optional
+        Use this URDF (or robot) instead of the one the result files name.
     ignore_urdf_change : bool
         Accept a URDF whose content differs from the one RESULT.yaml was identified with.
     recover : bool
@@ -51,7 +51,7 @@ class ReportInputs:
     payload: str | Path | None = None
     friction: str | Path | None = None
     torques: str | Path | None = None
-    urdf: str | Path | None = None
+    urdf: str | Path | RobotModel | None = None
     ignore_urdf_change: bool = False
     recover: bool = False
 
@@ -146,7 +146,7 @@ def model_sections(model: IdentifiedModel, validation: list[ValidationEntry], fo
     joints = model.robot.joint_names
     st = model.stats
     summary = Section('model', 'Identified model', paragraphs=[
-        f'{model.base.count} base parameters of {model.robot.urdf}, '
+        f'{model.base.count} base parameters of {model.robot.urdf_source}, '
         f'estimator {model.config.estimator}, friction {model.config.friction}, rotor inertia '
         f'{"yes" if model.config.rotor_inertia else "no"}; {st.get("samples", 0)} samples; '
         f'condition number of the base regressor {st.get("condition_number", float("nan")):.4g}'
@@ -301,7 +301,8 @@ def _located(source: str, folder: Path) -> str:
 def _friction_samples(content: FrictionFile, inputs: ReportInputs) -> dict:
     source = content.rigid_body_model
     if source.startswith('URDF '):
-        robot = load_robot(inputs.urdf or source[len('URDF '):])
+        robot = inputs.urdf if isinstance(inputs.urdf, RobotModel) else \
+            load_robot(inputs.urdf or source[len('URDF '):])
         rigid = RigidBodyModel.from_urdf(robot)
     else:
         model = read_result(source, inputs.urdf, inputs.ignore_urdf_change)

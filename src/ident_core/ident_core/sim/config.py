@@ -241,7 +241,8 @@ def load_simulation_config(path, node: str = 'ident_sim', **overrides) -> Simula
     path : str or Path
         The parameter file, e.g. ``config/six_axis_3kg/ident_sim.yaml``.
     node : str
-        The node's name in the file.
+        The node's name in the file: its key ``node``, ``/node`` or ``/**/node`` (the suite's
+        files: the node in any namespace).
     **overrides
         Settings that replace the file's.
 
@@ -257,8 +258,9 @@ def load_simulation_config(path, node: str = 'ident_sim', **overrides) -> Simula
     """
     doc = read_yaml(path, 'simulation parameter file')
     try:
-        params = doc[node]['ros__parameters']
-    except (KeyError, TypeError, IndexError):
+        key = next(k for k in (node, f'/{node}', f'/**/{node}') if k in doc)
+        params = doc[key]['ros__parameters']
+    except (StopIteration, KeyError, TypeError, IndexError):
         params = None
     if not isinstance(params, dict):
         raise InputError(f'{path}: no {node}.ros__parameters')

@@ -279,7 +279,7 @@ class RobotSimulator:
                     if k != 'model'}
         return {
             'format': GROUND_TRUTH_FORMAT,
-            'robot': {'urdf': str(robot.urdf.resolve()), 'urdf_sha256': robot.urdf_sha256(),
+            'robot': {'urdf': robot.urdf_reference(), 'urdf_sha256': robot.urdf_sha256(),
                       'joints': list(robot.joint_names)},
             'seed': cfg.seed, 'perturbation': cfg.perturbation, 'dt': cfg.dt,
             'standard_parameters': {'names': names, 'values': chi.tolist()},

@@ -299,7 +299,7 @@ def dynamic_model_from_urdf(robot: RobotModel) -> DynamicModel:
     DynamicModel
     """
     return DynamicModel(robot, robot.model.copy(), None, np.eye(robot.n),
-                        JointFriction('none', {}), f'URDF {robot.urdf}')
+                        JointFriction('none', {}), f'URDF {robot.urdf_source}')
 
 
 def dynamic_model_from_result(identified: IdentifiedModel, source: str,
@@ -377,7 +377,8 @@ def _mount(model: pin.Model, robot: RobotModel, payload: PayloadFile, source: st
     model.inertias[frame.joint] = model.inertias[frame.joint] + frame.placement.act(body)
 
 
-def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | None = None,
+def load_dynamic_model(model_file: str | Path | None = None,
+                       urdf: str | Path | RobotModel | None = None,
                        payload_file: str | Path | None = None,
                        ignore_urdf_change: bool = False) -> DynamicModel:
     """The dynamic model of an identification result or of a URDF.
@@ -386,9 +387,9 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
     ----------
     model_file : str or Path, optional
         RESULT.yaml.
-    urdf : str or Path, optional
-        The URDF alone (without ``model_file``), or the URDF to use instead of the one the
-        result records.
+    urdf : str, Path or RobotModel, optional
+        The URDF (or the robot loaded, e.g. from ``/robot_description``) alone, without
+        ``model_file``, or the one to use instead of the URDF the result records.
     payload_file : str or Path, optional
         PAYLOAD.yaml of a payload mounted now.
     ignore_urdf_change : bool, optional
@@ -410,7 +411,7 @@ def load_dynamic_model(model_file: str | Path | None = None, urdf: str | Path | 
                                          str(model_file), payload)
     if urdf is None:
         raise InputError('a dynamic model needs RESULT.yaml or a URDF')
-    robot = load_robot(urdf)
+    robot = urdf if isinstance(urdf, RobotModel) else load_robot(urdf)
     if payload is None:
         return dynamic_model_from_urdf(robot)
     dm = dynamic_model_from_urdf(robot)

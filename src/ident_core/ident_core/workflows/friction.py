@@ -149,7 +149,7 @@ def friction_from_recordings(data: Sequence[str | Path], config: FrictionConfig 
         moves, a bad recording, or a model no optimiser could fit.
     """
     models, optimizers = friction_choices(friction_model, optimizer)
-    robot_urdf = robot.urdf if isinstance(robot, RobotModel) else robot
+    robot_urdf = robot     # a file or a robot: RESULT.yaml's and the report's URDF
     if model:
         identified = read_result(model, robot_urdf, ignore_urdf_change)
         rigid = RigidBodyModel.from_identified(identified, str(model))

@@ -148,7 +148,7 @@ def identify_recordings(robot: RobotModel | str | Path, data: Sequence[str | Pat
     content = result_file(model, [v.report() for v in validations])
     written = content.write(output_path('result', data[0], out))
     return IdentifyOutcome(model, validations, content, written,
-                           report_after(written, report, progress, model=written,
+                           report_after(written, report, progress, model=written, urdf=robot,
                                         recover=options.recover))
 
 

@@ -24,9 +24,14 @@ class RecordingOptions(Schema):
     and ``.npz`` files are read as they are; a bag without an excitation description is read
     whole."""
 
-    joint_states_topic: str = Field('/joint_states', description='JointState topic in the bags.')
+    joint_states_topic: str = Field(
+        'joint_states', description='JointState topic in the bags; a relative name is in the '
+        "root namespace, or the identification node's (``data.readers.bag_topic``). Messages "
+        "that lack one of the URDF's joints (another publisher's, e.g. a gripper's) are "
+        'skipped.')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ExcitationTrajectory topic in the bags.')
+                                  description='ExcitationTrajectory topic in the bags (as '
+                                  '``joint_states_topic``).')
     excitation_window_only: bool = Field(
         True, description='Use only the periodic part of the excitation described in the bag.')
     min_coverage: float = Field(
@@ -84,7 +89,8 @@ def read_recording(path: str | Path, options: RecordingOptions | None = None,
                    joints: list[str] | None = None) -> Recording:
     """Read a recording: a dataset description, an ``.npz`` or a rosbag2.
 
-    A rosbag2's ``joint_states_topic`` is read by its header stamps; with
+    A rosbag2's ``joint_states_topic`` is read by its header stamps, its messages that name
+    every one of ``joints`` (``data.joint_selection``); with
     ``excitation_window_only``, only the messages within the excitation window its last
     ``ExcitationTrajectory`` message describes, which they must cover to ``min_coverage``.
 
@@ -95,7 +101,8 @@ def read_recording(path: str | Path, options: RecordingOptions | None = None,
     options : RecordingOptions, optional
         Topics, window, damaged bags (default: ``RecordingOptions()``).
     joints : list of str, optional
-        Column names for files that do not name theirs (the URDF's joints).
+        The URDF's joints: column names for files that do not name theirs, and the joints a
+        bag's messages must name.
 
     Returns
     -------
@@ -114,7 +121,8 @@ def read_recording(path: str | Path, options: RecordingOptions | None = None,
     if options.excitation_window_only and Path(path).exists():
         window = excitation_window(Path(path), options.excitation_topic, recover=options.recover)
     dataset, stamps = load_bag(path, options.joint_states_topic, window=window,
-                               min_coverage=options.min_coverage, recover=options.recover)
+                               min_coverage=options.min_coverage, recover=options.recover,
+                               joints=joints)
     return Recording(dataset, stamps)
 
 

@@ -130,7 +130,7 @@ def payload_from_recordings(robot: RobotModel | str | Path, loaded: Sequence[str
     loaded_data = [load_recording(p, options, joints, progress) for p in loaded]
     model_file = None if model is None or isinstance(model, IdentifiedModel) else str(model)
     if model_file is not None:
-        model = read_result(model_file, robot.urdf, ignore_urdf_change)
+        model = read_result(model_file, robot, ignore_urdf_change)
     result = identify_payload(robot, loaded_data, method, frame=frame, unloaded=unloaded_data,
                               model=model, config=config or PayloadConfig(),
                               known_mass=known_mass, progress=progress)
@@ -205,7 +205,7 @@ def _write_urdf(robot: RobotModel, content: PayloadFile, path: str | Path,
     link, placement = frame_in_link(robot, payload_frame(robot, content.frame))
     body = LinkInertial('', 'payload', content.mass, np.array(content.com),
                         np.array(content.inertia), True)
-    text = urdf_with_fixed_body(robot.urdf, link, 'payload', placement, body,
+    text = urdf_with_fixed_body(robot, link, 'payload', placement, body,
                                 f'identified payload ({content.selected} method, {source}), '
                                 f'frame {content.frame}')
     return write_atomic(path, text), link

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..model.robot import RobotModel
 from ..progress import Progress
 from .outputs import report_folder
 
@@ -29,7 +30,8 @@ class ReportOutcome:
 
 def report_results(out_dir: str | Path | None = None, *, model: str | Path | None = None,
                    payload: str | Path | None = None, friction: str | Path | None = None,
-                   torques: str | Path | None = None, urdf: str | Path | None = None,
+                   torques: str | Path | None = None,
+                   urdf: str | Path | RobotModel | None = None,
                    ignore_urdf_change: bool = False, recover: bool = False,
                    progress: Progress = None) -> ReportOutcome:
     """Write the HTML report of result files.
@@ -41,8 +43,8 @@ def report_results(out_dir: str | Path | None = None, *, model: str | Path | Non
         ``payload``, ``friction``, ``torques`` given (``outputs.report_folder``).
     model, payload, friction, torques : str or Path, optional
         RESULT.yaml, PAYLOAD.yaml, FRICTION.yaml and TORQUES.csv; at least one.
-    urdf : str or Path, optional
-        Use this URDF instead of the one the files name.
+    urdf : str, Path or RobotModel, optional
+        Use this URDF (or robot) instead of the one the files name.
     ignore_urdf_change : bool
         Accept a URDF whose content differs from the one RESULT.yaml was identified with.
     recover : bool

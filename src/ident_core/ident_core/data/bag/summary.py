@@ -7,7 +7,7 @@ robot-ident/recording/1``.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -31,7 +31,8 @@ class RecordingSummary:
     recording : bool
         True while the bag is open.
     joint_state_messages, excitation_messages : int
-        Messages written per topic.
+        Messages written per topic; JointState: the samples (messages that name every joint
+        of the robot, when the recorder knows them).
     dropped : int
         JointState samples missing between consecutive header stamps.
     late : int
@@ -69,6 +70,11 @@ class RecordingSummary:
         'length': s}``: a silent head after the start, stamp gaps (minus one period) between
         consecutive JointState messages, a silent tail before the stop, each longer than the
         recording's ``gap_tolerance``.
+    other_joint_states : int
+        JointState messages written that are no samples: they lack a joint of the robot
+        (another publisher's on the topic, e.g. a gripper's).
+    missing_joints : list of str
+        Joints of the robot that no JointState message named.
     """
 
     path: str
@@ -95,6 +101,8 @@ class RecordingSummary:
     longest_gap: float
     gap_count: int
     gaps: list
+    other_joint_states: int = 0
+    missing_joints: list = field(default_factory=list)
 
     @property
     def lost_fraction(self) -> float:
@@ -130,9 +138,13 @@ class RecordingSummary:
         Returns
         -------
         str
-            One line (messages, expected samples, lost time and the first gaps), or ``''``
-            when neither fraction exceeds ``fraction``.
+            One line (messages, expected samples, lost time and the first gaps; the joints no
+            message named, if any), or ``''`` when neither fraction exceeds ``fraction``.
         """
+        if self.missing_joints and self.joint_state_messages == 0:
+            return (f'{self.path}: no {self.joint_states_topic} message carries joint(s) '
+                    f'{", ".join(self.missing_joints)} ({self.other_joint_states} message(s) '
+                    'without them)')
         if max(self.lost_fraction, self.missing_fraction) <= fraction:
             return ''
         gaps = f': {describe_gaps(self.gaps)}' if self.gaps else ''

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import statistics
-import struct
 from datetime import datetime
 from pathlib import Path
 
@@ -38,7 +37,9 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from ...errors import InputError
 from ...files import dump_yaml, write_atomic
 from ...schema import Schema
-from ..readers import EXCITATION_TOPIC
+from ..joint_selection import JointSelection
+from ..readers import EXCITATION_TOPIC, bag_topic
+from .cdr import joint_state_names, joint_state_stamp
 from .format import (
     EXCITATION_TYPE,
     JOINT_STATE_TYPE,
@@ -51,9 +52,6 @@ from .summary import MAX_GAPS_LISTED, RecordingSummary
 
 # Intervals used to estimate the nominal period when it is given as 0.
 PERIOD_ESTIMATE_INTERVALS = 100
-# builtin_interfaces/Time at the start of the message, after the 4-byte encapsulation header.
-_STAMP_LE = struct.Struct('<iI')
-_STAMP_BE = struct.Struct('>iI')
 
 
 @functools.cache
@@ -97,10 +95,12 @@ def _qos(durability: str, depth: int):
 class RecordingConfig(Schema):
     """What a recording stores and how it counts lost and late samples."""
 
-    joint_states_topic: str = Field('/joint_states',
-                                    description='sensor_msgs/JointState topic recorded.')
+    joint_states_topic: str = Field(
+        'joint_states', description='sensor_msgs/JointState topic recorded (the recorder node '
+        'resolves a relative name in its namespace; the bag holds the resolved name).')
     excitation_topic: str = Field(EXCITATION_TOPIC,
-                                  description='ident_msgs/ExcitationTrajectory topic recorded.')
+                                  description='ident_msgs/ExcitationTrajectory topic recorded '
+                                  '(as ``joint_states_topic``).')
     nominal_period: NonNegativeFloat = Field(
         0.001, description='JointState period for counting dropped samples from header-stamp '
         'gaps [s]; 0: the median of the first 100 stamp intervals (all of them if fewer).')
@@ -133,6 +133,11 @@ class BagRecorder:
         Experiment name, see ``format.validate_experiment``.
     typestore : rosbags typestore
         Knows both types (``recording_typestore``).
+    joints : list of str, optional
+        The robot's joints: only messages that name every one of them are samples (counted,
+        timed, checked for drops); the others (another publisher's on the topic, e.g. a
+        gripper's) are written and counted apart (``data.joint_selection``). None: every
+        message is a sample.
     **options
         Fields of ``RecordingConfig`` (topics, nominal period, late threshold, gap tolerance,
         flush period).
@@ -143,13 +148,14 @@ class BagRecorder:
         For an invalid experiment name or option (a ValueError).
     """
 
-    def __init__(self, path: str | Path, experiment: str, *, typestore, **options):
+    def __init__(self, path: str | Path, experiment: str, *, typestore,
+                 joints: list[str] | None = None, **options):
         validate_experiment(experiment)
         opts = RecordingConfig(**options)
         self.path = Path(path).absolute()
         self.experiment = experiment
-        self.joint_states_topic = opts.joint_states_topic
-        self.excitation_topic = opts.excitation_topic
+        self.joint_states_topic = bag_topic(opts.joint_states_topic)
+        self.excitation_topic = bag_topic(opts.excitation_topic)
         self.late_threshold = opts.late_threshold
         self._typestore = typestore
         self._period_ns = int(round(opts.nominal_period * 1e9))
@@ -171,6 +177,7 @@ class BagRecorder:
         self._summary: RecordingSummary | None = None
         self._start_wall: str | None = None
         self._stop_wall: str | None = None
+        self._selection = None if joints is None else JointSelection(joints)
         self.joint_state_messages = 0
         self.excitation_messages = 0
         self.dropped = 0
@@ -185,6 +192,16 @@ class BagRecorder:
         """Receive time (ns since the epoch) of the latest JointState, or the recording's start
         before the first one (None if neither is known)."""
         return self._latest_rx if self._latest_rx is not None else self._start_ns
+
+    @property
+    def other_joint_states(self) -> int:
+        """JointState messages written that are no samples (they lack one of ``joints``)."""
+        return 0 if self._selection is None else self._selection.skipped
+
+    @property
+    def missing_joints(self) -> list[str]:
+        """The ``joints`` no message has named so far."""
+        return [] if self._selection is None else self._selection.missing()
 
     @property
     def is_open(self) -> bool:
@@ -243,7 +260,7 @@ class BagRecorder:
         self._start_wall = _wall_time()
         return self
 
-    def write_joint_state(self, raw: bytes, receive_ns: int) -> None:
+    def write_joint_state(self, raw: bytes, receive_ns: int) -> bool:
         """Write one serialized ``sensor_msgs/msg/JointState`` and update the counters.
 
         Parameters
@@ -255,28 +272,42 @@ class BagRecorder:
             previous message's if it is earlier (a wall-clock step back), so that the bag, which
             readers return ordered by time stamp, keeps the order of arrival.
 
+        Returns
+        -------
+        bool
+            Whether it is a sample (it names every one of ``joints``); written either way.
+
         Raises
         ------
         RuntimeError
             If the bag is not open.
         InputError
-            (a ValueError) For fewer than 12 bytes.
+            (a ValueError) For fewer than 12 bytes, or, with ``joints``, bytes that end inside
+            the joint names (not written).
         """
         writer = self._writer
         if writer is None:
             raise RuntimeError(f'{self.path}: bag is not open')
         try:
-            sec, nanosec = (_STAMP_LE if raw[1] & 1 else _STAMP_BE).unpack_from(raw, 4)
-        except (struct.error, IndexError):
-            raise InputError(f'{self.joint_states_topic}: message of {len(raw)} bytes is too '
-                             'short for a JointState') from None
+            stamp = joint_state_stamp(raw)
+            sample = self._selection is None or \
+                self._selection.columns(joint_state_names(raw)) is not None
+        except InputError as exc:
+            raise InputError(f'{self.joint_states_topic}: {exc}') from None
         if receive_ns < self._log_ns:
             receive_ns = self._log_ns
-        self._log_ns = self._latest_rx = receive_ns
+        self._log_ns = receive_ns
         writer.write(self._js_conn, receive_ns, raw)
         self._flush_due(receive_ns)
+        if not sample:
+            return False
+        self._latest_rx = receive_ns
         self.joint_state_messages += 1
-        stamp = sec * 1_000_000_000 + nanosec
+        self._count(stamp, receive_ns)
+        return True
+
+    def _count(self, stamp: int, receive_ns: int) -> None:
+        """Late, out-of-order and dropped samples, gaps and the period, of one more sample."""
         if receive_ns - stamp > self._late_ns:
             self.late += 1
         last = self._last_ns
@@ -393,7 +424,8 @@ class BagRecorder:
             recording_time=(stop - start) * 1e-9,
             expected_samples=int(round((stop - start) / (period * 1e9))) if period else 0,
             lost_seconds=sum(lengths), longest_gap=max(lengths, default=0.0),
-            gap_count=len(gaps), gaps=gaps[:MAX_GAPS_LISTED])
+            gap_count=len(gaps), gaps=gaps[:MAX_GAPS_LISTED],
+            other_joint_states=self.other_joint_states, missing_joints=self.missing_joints)
 
     def _gaps(self, period_ns: int) -> tuple[int, int, list[dict]]:
         """(start, stop) on the receive clock (ns) and the gaps longer than ``gap_tolerance``."""

@@ -131,7 +131,7 @@ def _follow_joint_trajectory(tmp_path: Path, control_msgs_env: dict | None):
     params = yaml.safe_load(config.read_text())
     # controller_wait, goal_lead, joint_states_timeout: tests/test_follow_joint_trajectory.py's
     # BUSY_MACHINE
-    params['excitation_node']['ros__parameters'].update(
+    params['/**/excitation_node']['ros__parameters'].update(
         controller_interface='action', path_tolerance=[0.1], goal_tolerance=[0.01],
         goal_time_tolerance=2.0, controller_wait=30.0, goal_lead=5.0, joint_states_timeout=10.0)
     path = tmp_path / 'excitation_node.yaml'

@@ -135,6 +135,8 @@ def _broken_arrays(edits: dict, rec: Recording):
         tau[:, [a, b]] = tau[:, [b, a]]
     for j, value in edits.get('constant_effort', {}).items():
         tau[:, j] = value
+    for j, factor in edits.get('effort_scale', {}).items():
+        tau[:, j] *= factor
     for j, value in edits.get('hold', {}).items():
         q[:, j] = value
     arrays = {'t': t, 'q': q, 'tau': tau}
@@ -151,6 +153,11 @@ def _write_broken_csv(edits: dict, path: Path, rec: Recording, t, q, tau) -> Non
     text = path.read_text()
     for old, new in edits.get('replace', []):
         text = text.replace(old, new, 1)
+    if 'cut_row' in edits:                    # [data row, cells kept]: a row cut short
+        lines = text.split('\n')
+        row, cells = edits['cut_row']
+        lines[row + 1] = ','.join(lines[row + 1].split(',')[:cells])
+        text = '\n'.join(lines)
     path.write_text(text)
 
 

@@ -15,7 +15,9 @@ import xacro
 import yaml
 
 from ident_core.data.datasets import Dataset
-from ident_core.errors import InputError
+from ident_core.errors import DataWarning, InputError
+from ident_core.estimation import fit_check
+from ident_core.estimation.effort_scale import diagnose_efforts, urdf_gains
 from ident_core.estimation.identification import IdentificationConfig, identify, validate
 from ident_core.friction.models import Friction
 from ident_core.model.robot import load_robot, wrapped_angle
@@ -491,3 +493,83 @@ def test_a_description_that_cannot_be_identified_is_refused_in_one_line(name):
         load_robot(ERD / relative, locked)
     message = str(info.value)
     assert words in message and '\n' not in message, message
+
+
+#: Logging faults on the UR5's simulated run (issue 29 §2): factors on the efforts per joint,
+#: the words the refusal must hold (the joint and the fix).
+EFFORT_FAULTS = {
+    'mN·m': ([1000] * 6, ['efforts of every joint', 'in mN·m?', 'set effort.scale: 0.001']),
+    'shoulder_lift_joint sign': ([1, -1, 1, 1, 1, 1], [
+        'shoulder_lift_joint has the opposite sign',
+        'set effort.scale: -1 for shoulder_lift_joint']),
+    'wrist_3_joint sign': ([1, 1, 1, 1, 1, -1], [
+        'wrist_3_joint has the opposite sign', 'set effort.scale: -1 for wrist_3_joint']),
+    'elbow_joint ×10': ([1, 1, 10, 1, 1, 1], [
+        'elbow_joint is 1', '× its URDF model torque', 'for elbow_joint']),
+}
+
+
+@pytest.fixture(scope='module')
+def ur5_run():
+    """The UR5 of example-robot-data and its simulated run (recording, noise-free torques)."""
+    robot = load_robot(ERD / DESCRIPTIONS['ur5'][0])
+    return robot, *simulated_run(robot, *excitation(robot))[:2]
+
+
+def _diagnosing(monkeypatch) -> dict:
+    """Record what ``check_fit`` finds: the URDF gains (``gains``) and the diagnoses
+    (``found``) of the last identification."""
+    seen = {}
+
+    def gains(*args, **kwargs):
+        seen['gains'] = urdf_gains(*args, **kwargs)
+        return seen['gains']
+
+    def diagnose(*args, **kwargs):
+        seen['found'] = diagnose_efforts(*args, **kwargs)
+        return seen['found']
+
+    monkeypatch.setattr(fit_check, 'urdf_gains', gains)
+    monkeypatch.setattr(fit_check, 'diagnose_efforts', diagnose)
+    return seen
+
+
+@pytest.fixture(scope='module')
+def ur5_clean(ur5_run):
+    """The run as logged: its URDF gains and its identification's relative fit error."""
+    robot, recording, _ = ur5_run
+    with pytest.MonkeyPatch.context() as mp:
+        seen = _diagnosing(mp)
+        model = identify(robot, [recording], IdentificationConfig())
+    assert seen['found'] == []
+    return seen['gains'], model.stats['relative_error_percent'] / 100
+
+
+@needs_erd
+@pytest.mark.parametrize('fault', EFFORT_FAULTS)
+def test_a_wrong_effort_unit_or_sign_is_refused_naming_the_fix(ur5_run, ur5_clean, fault,
+                                                              monkeypatch):
+    """Issue 29 §2: the run as logged identifies (< 1 % against the true torques, in
+    ``test_a_real_description_identifies_a_simulated_run``); each logging fault is refused in
+    one line naming the joint and the ``effort.scale`` that undoes it, and the corrected
+    efforts fit within 2× of the clean run's fit by the model that shows it (the URDF model
+    with friction fitted, or the identification). With ``ignore_plausibility`` the same words
+    are a warning and the model stands."""
+    robot, recording, _ = ur5_run
+    factors, words = EFFORT_FAULTS[fault]
+    faulty = replace(recording, effort=recording.effort * factors)
+    seen = _diagnosing(monkeypatch)
+    with pytest.raises(InputError) as info:
+        identify(robot, [faulty], IdentificationConfig())
+    message = str(info.value)
+    print(f'{fault}: {message}')
+    assert '\n' not in message and '--ignore-plausibility' in message
+    for w in words:
+        assert w in message, message
+    (d,) = seen['found']
+    gains, fit = ur5_clean
+    clean = gains.error(list(range(robot.n)) if d.joint is None else [d.joint], 1.0) \
+        if d.evidence == 'urdf' else fit
+    assert d.after <= 2 * clean and d.before >= 2 * d.after, (d, clean)
+    with pytest.warns(DataWarning, match=words[0]):
+        identify(robot, [faulty], IdentificationConfig(ignore_plausibility=True))

@@ -13,7 +13,8 @@ setup(
     # The lowest versions that pass the core's tests (make test-lowest, requirements/lowest.txt)
     install_requires=['setuptools', 'numpy>=1.26', 'scipy>=1.11', 'PyYAML>=6.0', 'pydantic>=2.6',
                       'pin>=3.4', 'rosbags>=0.10.10', 'tqdm>=4.17', 'cvxpy>=1.4', 'clarabel>=0.7',
-                      'threadpoolctl>=3.0', 'matplotlib>=3.6'],
+                      'threadpoolctl>=3.0', 'matplotlib>=3.6', 'dask>=2026.8',
+                      'distributed>=2026.8'],
     extras_require={'test': ['pytest']},
     zip_safe=True,
     maintainer='robot-ident maintainers',

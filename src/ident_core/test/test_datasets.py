@@ -9,6 +9,7 @@ import pytest
 from datafiles import JOINTS, description, write_csv, write_yaml
 
 from ident_core.data.datasets import DataWarning, load_dataset
+from ident_core.data.invalid_rows import VALID_RUN
 from ident_core.errors import InputError
 from ident_core.estimation.config import IdentificationConfig
 from ident_core.estimation.identification import identify
@@ -152,6 +153,82 @@ def test_invalid_rows_are_named_by_their_data_row(csv_case):
     q[150, 2] = np.nan
     with pytest.raises(InputError, match=r'nan\.yaml: .*nan in row 150'):
         load_dataset(csv_case.variant('nan', q=q, update={'rows': [100, None]}))
+
+
+# --- damaged logger files (issue 29 §1) ----------------------------------------------------------
+
+def _identified(path, six_axis):
+    """Relative fit error and base parameters of the default identification of a description
+    (its warnings are checked by the tests)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DataWarning)
+        model = identify(six_axis, [load_dataset(path)], IdentificationConfig())
+    return model.stats['relative_error_percent'], model.values
+
+
+@pytest.mark.parametrize('cut', ['19.99,0.1,0.2', '19.99,0.1,0.2,0.3,0.4,0.5,0.6,1.2,1.3,1.2e',
+                                 '19.99,0.1,0.2,0.3,0.4,0.5,0.6,1.2,1.3,1.4,1.5,1.6,'])
+def test_a_last_row_cut_mid_write_is_dropped_with_a_warning(csv_case, six_axis, cut):
+    """A logger stopped while writing its last row (a UR10e log: ``data row 6106 has 20
+    columns, expected 31``): the row is dropped with a warning naming the file and the row, and
+    the log identifies as the file without it does."""
+    cut_csv = csv_case.dir / 'cut.csv'
+    cut_csv.write_text(csv_case.csv.read_text() + cut)
+    cut_yaml = write_yaml(csv_case.dir / 'cut.yaml', {**csv_case.spec, 'file': 'cut.csv'})
+    with pytest.warns(DataWarning) as caught:
+        d = load_dataset(cut_yaml)
+    message = str(caught[0].message)
+    assert f'cut.csv: data row {len(csv_case.t)} ' in message, message
+    assert 'the last row, cut short' in message and 'dropped' in message
+    assert_same_data(d, load_dataset(csv_case.yaml))
+    assert _identified(cut_yaml, six_axis)[0] == _identified(csv_case.yaml, six_axis)[0]
+
+
+def test_a_short_row_before_the_last_stays_an_error(csv_case):
+    lines = csv_case.csv.read_text().splitlines()
+    lines[100] = lines[100].rsplit(',', 5)[0]
+    broken = csv_case.dir / 'short.csv'
+    broken.write_text('\n'.join(lines) + '\n')
+    with pytest.raises(InputError, match=r'short.csv: data row 99 has 8 columns, expected 13'):
+        load_dataset(write_yaml(csv_case.dir / 'short.yaml', {**csv_case.spec,
+                                                             'file': 'short.csv'}))
+
+
+def test_boot_garbage_after_a_first_good_row_is_a_leading_block(csv_case, six_axis):
+    """A UR10e log: one good row, nine rows of a controller's boot values (2.7e154, 253.0),
+    then good rows. With ``drop_invalid_rows`` the ten rows go as one leading block, the warning
+    says how many rows and seconds; the rest identifies as the same file cut at row 10 does."""
+    q, tau = csv_case.q.copy(), csv_case.tau.copy()
+    q[1:10, :3], q[1:10, 3:] = 2.7e154, 253.0
+    tau[1:10] = 253.0
+    garbage = csv_case.variant('boot', q=q, tau=tau, update={'drop_invalid_rows': True})
+    with pytest.warns(DataWarning) as caught:
+        d = load_dataset(garbage)
+    message = str(caught[0].message)
+    assert 'boot.yaml: 9 row(s) hold NaN, inf or absurd values' in message, message
+    assert 'dropped rows 0–9 (10 leading row(s), 9 invalid, 0.1 s)' in message, message
+    clean = csv_case.variant('from_row_10', update={'rows': [10, None]})
+    assert_same_data(d, load_dataset(clean))
+    assert d.first_row == 10
+    fit, values = _identified(garbage, six_axis)
+    clean_fit, clean_values = _identified(clean, six_axis)
+    assert fit == clean_fit
+    np.testing.assert_array_equal(values, clean_values)
+    with pytest.raises(InputError, match='boot_kept.yaml: 9 row.*row 1.*drop_invalid_rows'):
+        load_dataset(csv_case.variant('boot_kept', q=q, tau=tau))
+
+
+def test_invalid_rows_among_long_valid_runs_stay_an_error(csv_case):
+    """The leading block ends at the first run of ``VALID_RUN`` valid rows: an invalid row
+    after such a run lies inside the recording."""
+    q = csv_case.q.copy()
+    q[0, 0] = q[VALID_RUN + 1, 0] = np.nan
+    path = csv_case.variant('inner', q=q, update={'drop_invalid_rows': True})
+    with pytest.raises(InputError, match=f'invalid row {VALID_RUN + 1} lies inside'):
+        load_dataset(path)
+    q[VALID_RUN, 0] = np.nan                       # now the first run starts after it
+    with pytest.warns(DataWarning, match=f'dropped rows 0–{VALID_RUN + 1} '):
+        load_dataset(csv_case.variant('inner2', q=q, update={'drop_invalid_rows': True}))
 
 
 # --- ${VAR} -------------------------------------------------------------------------------------

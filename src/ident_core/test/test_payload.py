@@ -6,6 +6,7 @@ with the payload.
 Recordings: the six-axis arm with perturbed inertias, rotor inertia, viscous friction and offsets
 (``synthetic.perturbed_parameters``), torques by RNEA, random finite Fourier series at 1 kHz.
 """
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -170,7 +171,52 @@ def test_drive_gains_from_a_known_mass(robot, runs):
     result = identify_payload(robot, [uncalibrated[1]], 'global', frame=FRAME,
                               unloaded=[uncalibrated[0]], known_mass=MASS)
     np.testing.assert_allclose(result.drive_gains.gains, GAINS, rtol=1e-4)
+    assert result.drive_gains.undetermined == []
     assert result.result.mass == pytest.approx(MASS, rel=1e-6)
+
+
+def noisy_run(robot, truth, seed, base=1.0):
+    """A 20 s run of Fourier series ``seed`` with joint 1 (its axis vertical) moving ``base``
+    times as far, efforts divided by ``GAINS`` plus white noise of 1 % of each joint's rated
+    effort (a current-like noise: the base joint's rated torque is large, its torque small)."""
+    t = np.arange(int(round(20.0 * RATE))) / RATE
+    q, qd, qdd = fourier_trajectory(robot, t, np.random.default_rng(seed), 5, 10.0)
+    q[:, 0] = q[:, 0].mean() + base * (q[:, 0] - q[:, 0].mean())
+    qd[:, 0] *= base
+    qdd[:, 0] *= base
+    tau = simulate_torques(robot, truth, q, qd, qdd)
+    tau += 0.01 * robot.effort_limit * np.random.default_rng(seed + 100).standard_normal(tau.shape)
+    return Dataset(f'noisy{seed}', list(robot.joint_names), t, q, None, tau / GAINS,
+                   Transmission.identity(robot.n))
+
+
+@pytest.mark.parametrize('base', [0.05, 1.0])
+def test_a_drive_gain_the_data_do_not_determine_is_kept_at_one(robot, truths, base):
+    """Issue 29 §5. A vertical base axis carries no gravity torque from the payload: its gain
+    rests on the inertial torques alone. With the base joint moving 5 % of its usual range the
+    data do not determine it (relative standard deviation above 10 %): it is reported with its
+    standard deviation, named in a warning and kept at 1, and the other gains are within 5 % of
+    the simulated truth and 4 standard deviations. With the full motion it is determined and
+    applied, every gain within 5 % and 4 standard deviations."""
+    uncalibrated = [noisy_run(robot, truths[0], 1, base), noisy_run(robot, truths[1], 2, base)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        result = identify_payload(robot, [uncalibrated[1]], 'global', frame=FRAME,
+                                  unloaded=[uncalibrated[0]], known_mass=MASS)
+    g = result.drive_gains
+    words = [str(w.message) for w in caught if 'drive gain' in str(w.message)]
+    applied = np.arange(robot.n) if base == 1.0 else np.arange(1, robot.n)
+    if base < 1:
+        assert g.undetermined == ['joint1'] and g.gains[0] == 1.0
+        assert g.std[0] > 0.1 * abs(g.estimate[0])
+        assert len(words) == 1 and 'joint1 is not determined' in words[0] and 'kept at 1' in \
+            words[0]
+    else:
+        assert g.undetermined == [] and not words
+    error = g.gains[applied] - GAINS[applied]
+    assert np.all(np.abs(error) < 0.05 * GAINS[applied]), error
+    assert np.all(np.abs(error) < 4 * g.std[applied]), (error, g.std)
+    assert result.result.mass == pytest.approx(MASS, rel=0.01)
 
 
 def test_all_methods_report_what_they_cannot_do(robot, runs):
@@ -264,6 +310,28 @@ def test_cli_writes_payload_yaml_and_urdf(robot, runs, phi, tmp_path, capsys):
     frame = payload_frame(robot, FRAME)
     np.testing.assert_allclose(loaded.model.inertias[6].toDynamicParameters(),
                                before + frame.transform @ phi, atol=1e-6)
+
+
+def test_cli_reports_each_drive_gain_and_keeps_an_undetermined_one(robot, truths, tmp_path,
+                                                                   capsys):
+    """``payload --known-mass``: the summary prints each gain with its standard deviation, the
+    base joint's (hardly moving, vertical axis) marked not determined; PAYLOAD.yaml holds the
+    gains applied (1 for it), the estimates, their standard deviations and the joint."""
+    files = [write_npz(tmp_path / f'{k}.npz', noisy_run(robot, truth, seed, 0.05))
+             for k, truth, seed in (('unloaded', truths[0], 1), ('loaded', truths[1], 2))]
+    out = tmp_path / 'PAYLOAD.yaml'
+    code = main(['payload', '--urdf', str(ARM6), '--unloaded', str(files[0]), '--loaded',
+                 str(files[1]), '--method', 'global', '--frame', FRAME, '--known-mass',
+                 str(MASS), '--out', str(out)])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    content = PayloadFile.read(out)
+    assert content.drive_gains_undetermined == ['joint1'] and content.drive_gains[0] == 1.0
+    line = next(x for x in printed.out.splitlines() if x.startswith('drive gains'))
+    first = f'{content.drive_gains_estimate[0]:.3g}±{content.drive_gains_std[0]:.2g}'
+    assert f'{first} (not determined: 1)' in line and line.count('±') == robot.n, line
+    assert 'drive gain of joint1 is not determined' in printed.err
+    np.testing.assert_allclose(content.drive_gains[1:], GAINS[1:], rtol=0.05)
 
 
 def test_cli_bad_frame_is_one_line_exit_2(runs, tmp_path, capsys):

@@ -174,7 +174,8 @@ def friction_summary(msg: FrictionResult, failures: int) -> str:
 
 
 def payload_msg(estimate: PayloadEstimate, stamp: Time,
-                drive_gains: np.ndarray | None = None) -> Payload:
+                drive_gains: np.ndarray | None = None, drive_gains_std: np.ndarray | None = None,
+                undetermined: list[str] = ()) -> Payload:
     """The ``Payload`` message of one payload estimate.
 
     Parameters
@@ -184,8 +185,11 @@ def payload_msg(estimate: PayloadEstimate, stamp: Time,
         (3, 3) about it [kg·m²] or None, and their standard deviations.
     stamp : builtin_interfaces.msg.Time
         Header stamp (time of the identification).
-    drive_gains : (n,) ndarray, optional
-        Drive gains of the identification (known mass) [dimensionless].
+    drive_gains, drive_gains_std : (n,) ndarray, optional
+        Drive gains of the identification (known mass) and their standard deviations
+        [dimensionless].
+    undetermined : list of str
+        The joints whose gain the data do not determine (kept at 1).
 
     Returns
     -------
@@ -203,6 +207,8 @@ def payload_msg(estimate: PayloadEstimate, stamp: Time,
     msg.physically_consistent = bool(estimate.physically_consistent)
     msg.unexcited = list(estimate.unexcited)
     msg.drive_gains = [] if drive_gains is None else [float(g) for g in drive_gains]
+    msg.drive_gains_std = [] if drive_gains_std is None else [float(s) for s in drive_gains_std]
+    msg.drive_gains_undetermined = list(undetermined)
     return msg
 
 
@@ -223,8 +229,9 @@ def payload_msgs(result: PayloadIdentification, stamp: Time) -> tuple[list[Paylo
     selected : ident_msgs.msg.Payload
         The one of the selected method.
     """
-    gains = None if result.drive_gains is None else result.drive_gains.gains
-    methods = [payload_msg(e, stamp, gains) for e in result.estimates.values()]
+    g = result.drive_gains
+    gains = () if g is None else (g.gains, g.std, g.undetermined)
+    methods = [payload_msg(e, stamp, *gains) for e in result.estimates.values()]
     return methods, methods[list(result.estimates).index(result.selected)]
 
 

@@ -283,11 +283,15 @@ def test_payload_messages_of_every_method_and_the_selected_one():
     static = _estimate(np.concatenate([[1.5], 1.5 * BOX_COM]), method='static')
     result = SimpleNamespace(estimates={'global': box, 'static': static},
                              failures={'model': 'no model'}, selected='static',
-                             drive_gains=SimpleNamespace(gains=np.array([1.0, 0.9])),
+                             drive_gains=SimpleNamespace(gains=np.array([1.0, 0.9]),
+                                                         std=np.array([0.01, 0.02]),
+                                                         undetermined=['joint1']),
                              result=static)
     methods, selected = payload_msgs(result, Time(sec=4))
     assert [m.method for m in methods] == ['global', 'static'] and selected is methods[1]
     assert all(list(m.drive_gains) == [1.0, 0.9] and m.header.stamp.sec == 4 for m in methods)
+    assert all(list(m.drive_gains_std) == [0.01, 0.02] and list(m.drive_gains_undetermined) ==
+               ['joint1'] for m in methods)
     assert payload_summary(result) == '1.5 kg by the static method (2 of 3 methods succeeded)'
 
 def test_joint_state_of_every_joint():

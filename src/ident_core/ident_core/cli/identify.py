@@ -12,7 +12,7 @@ from ..estimation.estimators import ESTIMATORS
 from ..model.regressor import FRICTION_MODELS
 from ..workflows.identify import identify_recordings
 from .progress import progress_bar
-from .recordings import add_recording_arguments, recording_options
+from .recordings import IGNORE_PLAUSIBILITY_HELP, add_recording_arguments, recording_options
 from .report import REPORT_HELP, print_report
 from .validate import print_validation
 
@@ -72,6 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'torques, a number (s, positive: torques logged late) shifts them '
                              f'(default {default.torque_delay})')
     add_recording_arguments(parser)
+    parser.add_argument('--ignore-plausibility', action='store_true', default=None,
+                        help=IGNORE_PLAUSIBILITY_HELP)
     parser.add_argument('--out', required=True, metavar='RESULT.yaml')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.set_defaults(run=_run)

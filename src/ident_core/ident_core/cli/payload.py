@@ -13,7 +13,7 @@ from ..payload.methods import METHODS, PayloadConfig
 from ..workflows.payload import export_payload_urdf, payload_from_recordings
 from .identify import config_from_args
 from .progress import progress_bar
-from .recordings import add_recording_arguments, recording_options
+from .recordings import IGNORE_PLAUSIBILITY_HELP, add_recording_arguments, recording_options
 from .report import REPORT_HELP, print_report
 
 
@@ -52,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--decimate', type=int, metavar='K',
                         help='parallel decimation factor (default 0: automatic)')
     add_recording_arguments(parser)
+    parser.add_argument('--ignore-plausibility', action='store_true', default=None,
+                        help=IGNORE_PLAUSIBILITY_HELP)
     parser.add_argument('--out', metavar='PAYLOAD.yaml', help='write the result here')
     parser.add_argument('--report', metavar='DIR', help=REPORT_HELP)
     parser.add_argument('--export-urdf', metavar='ROBOT.urdf',
@@ -118,9 +120,11 @@ def print_payload(content) -> None:
     for name, why in content.failures.items():
         print(f'{name:<22}no estimate: {why}')
     if content.drive_gains is not None:
-        print('drive gains (joint torque = gain × recorded effort): '
-              + ' '.join(f'{g:.4f}±{s:.2g}' for g, s in zip(content.drive_gains,
-                                                           content.drive_gains_std)))
+        kept = content.drive_gains_undetermined
+        print('drive gains (joint torque = gain × recorded effort): ' + ' '.join(
+            f'{e:.3g}±{s:.2g} (not determined: 1)' if j in kept else f'{g:.4f}±{s:.2g}'
+            for j, g, e, s in zip(content.robot.joints, content.drive_gains,
+                                  content.drive_gains_estimate, content.drive_gains_std)))
 
 
 def _exported(outcome) -> str:

@@ -9,6 +9,11 @@ from ..workflows.inputs import RecordingOptions
 #: Help of the ``--recover`` option of the verbs that read recordings.
 RECOVER_HELP = ('read rosbag2 recordings that a killed recorder left unfinished up to the damage '
                 '(warns how many seconds were read)')
+#: Help of the ``--ignore-plausibility`` option of the verbs that identify.
+IGNORE_PLAUSIBILITY_HELP = ('use recordings that fail a plausibility check (positions far outside '
+                            'the URDF limits, a constant effort column, swapped effort labels, '
+                            'efforts in another unit or with the opposite sign of the URDF '
+                            'model) as logged, with a warning')
 #: Help of the ``--whole-recording`` option.
 WHOLE_RECORDING_HELP = ('read rosbag2 recordings whole (default: only the periodic excitation '
                         'the ExcitationTrajectory message stored in the bag describes, as the '

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataWarning, InputError
+from ..errors import DataWarning, InputError  # noqa: F401 (tests import it here)
 from ..files import read_yaml
 from ..model.robot import RobotModel
 from ..model.transmission import Transmission
@@ -26,15 +25,12 @@ from ..schema import parse, per_joint
 from . import readers
 from .coverage import MIN_COVERAGE, check_coverage, window_coverage
 from .description import DatasetDescription, SignalSpec, TimeSpec, transmission_from_spec
+from .invalid_rows import drop_invalid_rows
 from .signal_processing import fixed_rate_clock
 from .sources import SPLIT_TAG, WINDOW_TAG, short_source, window_source
 
 SIGNALS = ('position', 'velocity', 'effort')
-# Joint-side magnitudes beyond which a value is garbage (e.g. 1e282 in uninitialised log rows).
-ABSURD = {'time': 1e12, 'position': 1e3, 'velocity': 1e4, 'effort': 1e6}
 BAG_SUFFIXES = ('.mcap', '.db3')
-#: Rows checked at a time for invalid values (bounds the temporaries on long logs).
-CHECK_ROWS = 1 << 16
 
 
 @dataclass
@@ -400,7 +396,7 @@ def _build_unchecked(spec, source, base, default_joints, log,
     n = len(raw['joints'])
     tr = transmission_from_spec(spec.transmission, n) if spec.transmission \
         else Transmission.identity(n)
-    raw = _drop_invalid(raw, spec.drop_invalid_rows, source, tr)
+    raw = drop_invalid_rows(raw, spec.drop_invalid_rows, source, tr)
     tspec = spec.time or TimeSpec()
     repeats = _repeats(raw, tspec)
     t = _clock(raw['time'], tspec, source, raw['row'])
@@ -564,50 +560,6 @@ def _select_rows(raw: dict, rows) -> dict:
     start, stop = slice(*rows).indices(total)[:2]
     if start >= stop:
         raise InputError(f'field rows {list(rows)} selects no row of the {total} rows')
-    return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
-
-
-def _drop_invalid(raw: dict, drop: bool, source: str, tr: Transmission) -> dict:
-    # magnitudes are judged on the joint side: motor angles are |R| times larger
-    joint_side = {'position': tr.joint_positions, 'velocity': tr.joint_velocities,
-                  'effort': tr.joint_torques}
-    bad = np.zeros(len(raw['time']), dtype=bool)
-    first_problem = None
-    for field in ('time',) + SIGNALS:
-        values = raw.get(field)
-        if values is None:
-            continue
-        v2 = values.reshape(len(values), -1)
-        for start in range(0, len(v2), CHECK_ROWS):
-            block = v2[start:start + CHECK_ROWS]
-            with np.errstate(invalid='ignore', over='ignore'):
-                js = block if field == 'time' else joint_side[field](np.nan_to_num(block))
-            invalid = ~np.isfinite(block) | ~np.isfinite(js) | (np.abs(js) > ABSURD[field])
-            rows = invalid.any(axis=1)
-            if rows.any() and first_problem is None:
-                r = int(np.flatnonzero(rows)[0])
-                c = int(np.flatnonzero(invalid[r])[0])
-                where = f'joint {raw["joints"][c]}' if field != 'time' else 'time'
-                first_problem = (f'{field} of {where} is {float(block[r, c])!r} in row '
-                                 f'{raw["row"][start + r]}')
-            bad[start:start + len(block)] |= rows
-    if not bad.any():
-        return raw
-    idx = np.flatnonzero(bad)
-    good = np.flatnonzero(~bad)
-    summary = (f'{len(idx)} row(s) hold NaN, inf or absurd values ({first_problem}; '
-               f'joint-side limit {ABSURD[first_problem.split()[0]]:g})')
-    if not drop:
-        raise InputError(summary + '; set drop_invalid_rows: true to drop them')
-    if not len(good):
-        raise InputError('every row holds NaN, inf or absurd values')
-    start, stop = good[0], good[-1] + 1
-    if bad[start:stop].any():
-        inner = int(np.flatnonzero(bad[start:stop])[0]) + start
-        raise InputError(f'invalid row {raw["row"][inner]} lies inside the recording; only '
-                         'leading and trailing invalid rows can be dropped (use rows: to cut)')
-    warnings.warn(f'{source}: {summary}; dropped rows {raw["row"][idx[0]]}–{raw["row"][idx[-1]]} '
-                  'as asked (drop_invalid_rows)', DataWarning, stacklevel=2)
     return {k: v if k == 'joints' or v is None else v[start:stop] for k, v in raw.items()}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import re
 import warnings
 from contextlib import closing
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ from .joint_selection import JointSelection
 EXCITATION_TOPIC = 'excitation_node/trajectory'
 #: Bytes of CSV text parsed at a time (the block takes about ten times that while parsed).
 CSV_BLOCK_BYTES = 1 << 20
+#: A number or its start, as a logger stopped while writing it leaves it ('', '-', '1.', '2e').
+NUMBER_START = re.compile(r'\s*[-+]?(\d*\.?\d*([eE][-+]?\d*)?|inf\w*|nan)?\s*', re.IGNORECASE)
 
 
 @dataclass
@@ -94,6 +97,12 @@ def read_csv(path: Path) -> CsvTable:
         If the file is missing, unreadable, not text or empty, the header names another number
         of columns than the rows have, a row is ragged or a cell is not numeric (names the
         row).
+
+    Warns
+    -----
+    DataWarning
+        When the last row is cut short (fewer cells than the others, or a last cell that is no
+        number: a logger stopped while writing it); it is dropped.
     """
     try:
         with path.open(newline='', encoding='utf-8-sig') as f:     # a BOM is no header text
@@ -126,11 +135,11 @@ def _read_rows(path: Path, f, delimiter: str | None) -> tuple[list[str] | None, 
     if trailing and header and not header[-1]:
         header = header[:-1]
     values, count = None, 0
-    for lines in itertools.chain([head], blocks):
+    for lines, last in _with_last(itertools.chain([head], blocks)):
         if trailing:                              # a delimiter ends each row: no column
             lines = [line.rstrip('\r\n').removesuffix(delimiter) + '\n' for line in lines]
         block = _parse_block(path, lines, delimiter, count,
-                             None if values is None else values.shape[1])
+                             None if values is None else values.shape[1], last)
         if not len(block):
             continue
         if values is None:
@@ -145,6 +154,17 @@ def _read_rows(path: Path, f, delimiter: str | None) -> tuple[list[str] | None, 
     return header, values[:count]
 
 
+def _with_last(items):
+    """(item, whether it is the last) for each item of an iterable."""
+    items = iter(items)
+    previous = next(items, None)
+    for item in items:
+        yield previous, False
+        previous = item
+    if previous is not None:
+        yield previous, True
+
+
 def _line_count(path: Path) -> int:
     """Lines of a file (an upper bound of its data rows)."""
     with path.open('rb') as raw:
@@ -153,9 +173,10 @@ def _line_count(path: Path) -> int:
 
 
 def _parse_block(path: Path, lines: list[str], delimiter: str | None, first: int,
-                 width: int | None) -> np.ndarray:
+                 width: int | None, last: bool = False) -> np.ndarray:
     """(rows, columns) numbers of a block of data lines; ``first``: data rows before it,
-    ``width``: the columns of the first data row (None: none yet). NumPy's C parser reads a
+    ``width``: the columns of the first data row (None: none yet); ``last``: the file's last
+    block, whose last row may be cut short (dropped with a warning). NumPy's C parser reads a
     regular block; any other (blank or ragged rows, quotes, bad cells) is read cell by cell,
     which finds the row at fault."""
     if not lines:
@@ -170,6 +191,13 @@ def _parse_block(path: Path, lines: list[str], delimiter: str | None, first: int
     cells = csv.reader(lines, delimiter=delimiter) if delimiter else (x.split() for x in lines)
     rows = [r for r in cells if any(c.strip() for c in r)]
     width = width or (len(rows[0]) if rows else 0)
+    if last and first + len(rows) > 1 and _cut_short(rows[-1], width):
+        cut = rows.pop()
+        what = f'has {len(cut)} columns, expected {width}' if len(cut) < width else \
+            f'ends in {cut[-1]!r}, no number'
+        warnings.warn(f'{path}: data row {first + len(rows)} {what}: the last row, cut short '
+                      '(a logger stopped while writing it?); dropped', DataWarning,
+                      stacklevel=5)
     for i, row in enumerate(rows):
         if len(row) != width:
             raise InputError(f'{path}: data row {first + i} has {len(row)} columns, expected '
@@ -180,6 +208,13 @@ def _parse_block(path: Path, lines: list[str], delimiter: str | None, first: int
         i = next(i for i, r in enumerate(rows) if not _numeric(r))
         raise InputError(f'{path}: data row {first + i} has a non-numeric cell: {rows[i]}') \
             from None
+
+
+def _cut_short(row: list[str], width: int) -> bool:
+    """Whether a row is a longer row cut short: numbers, then a start of a number (or nothing,
+    cut after a delimiter) as its last cell, which leaves it short of cells or not a number."""
+    return len(row) <= width and _numeric(row[:-1]) and bool(NUMBER_START.fullmatch(row[-1])) \
+        and (len(row) < width or not _numeric(row[-1:]))
 
 
 def _cells(line: str, delimiter: str | None) -> list[str]:

@@ -68,6 +68,11 @@ class IdentificationConfig(Schema):
     mass_tolerance: PositiveFloat | None = Field(
         None, description="pc-wls: each body's mass within this fraction of the URDF's (0.2: "
         '±20 %); bodies the URDF leaves without mass are not bounded; None (unset): free.')
+    ignore_plausibility: bool = Field(
+        False, description='Use recordings that fail a plausibility check (positions far '
+        'outside the URDF limits, an effort column constant while its joint moves, swapped '
+        'effort labels, efforts in another unit or with the opposite sign of the URDF model) '
+        'as logged, with a warning, instead of refusing them (docs/methods.md §3).')
     com_in_collision_box: bool = Field(
         False, description="pc-wls: each body's centre of mass inside the box around its "
         'collision geometry.')

@@ -26,6 +26,9 @@ ESTIMATORS = ('ols', 'wls', 'pc-wls')
 EXCITATION_TOLERANCE = 1e-7
 #: Samples per block of the QR factorisations (``r_factor``).
 QR_SAMPLES = 8192
+#: Relative standard deviation [%] below which an identified parameter is trusted (Gautier
+#: 1991, ``relative_std_percent``).
+TRUSTED_STD_PERCENT = 10.0
 
 
 @dataclass

@@ -106,7 +106,10 @@ def identify(robot: RobotModel, datasets: list[Dataset],
     advance(progress)
     predicted = w @ est.values
     check_fit(predicted, tau, w @ base.project(prior_standard_parameters(regressor)),
-              list(robot.joint_names), ', '.join(source for source, _ in sources))
+              list(robot.joint_names), ', '.join(source for source, _ in sources), w=w,
+              free=base.independent >= regressor.n_inertial, mask=mask,
+              refit=lambda t: w @ run_estimator(regressor, base, w, t, mask, config)[0].values,
+              ignore=config.ignore_plausibility)
     stats = {'data': [source for source, _ in sources], 'samples': int(len(tau)),
              'equations_left_out': int(mask.size - mask.sum()),
              'decimation': stacked.decimation,

@@ -289,8 +289,8 @@ def time_base(dataset: Dataset, robot: RobotModel, config: IdentificationConfig)
         As ``preprocess``.
     """
     d = dataset.aligned(robot)
-    check_efforts(d)
-    check_positions(d, robot)
+    check_efforts(d, config.ignore_plausibility)
+    check_positions(d, robot, config.ignore_plausibility)
     cutoff_hz = config.cutoff_hz or d.cutoff_hz or DEFAULT_CUTOFF_HZ
     order = config.filter_order
     notes = []

@@ -15,7 +15,9 @@ The file mirrors :class:`PayloadFile`::
       ...
     failures: {static: "why it gave no estimate", ...}
     drive_gains: [...]              # with a known mass: joint torque = gain × recorded effort
-    drive_gains_std: [...]
+    drive_gains_std: [...]          #   (1 where the data do not determine the gain)
+    drive_gains_estimate: [...]     # the gains as estimated (drive_gains_std: their std there)
+    drive_gains_undetermined: [...] # joints whose gain was kept at 1
     data: {unloaded: [...], loaded: [...], model: RESULT.yaml or null}
 """
 from __future__ import annotations
@@ -125,7 +127,12 @@ class PayloadFile(Document):
     failures : dict of str to str
         Why the others did not.
     drive_gains, drive_gains_std : list of float or None
-        With a known mass: joint torque = gain × recorded effort, per joint.
+        With a known mass: joint torque = gain × recorded effort, per joint (1 where the data
+        do not determine the gain), and the standard deviations (of the estimate there).
+    drive_gains_estimate : list of float or None
+        The gains as estimated.
+    drive_gains_undetermined : list of str
+        The joints whose gain the data do not determine (kept at 1).
     data : PayloadData
         The inputs.
     """
@@ -142,6 +149,8 @@ class PayloadFile(Document):
     failures: dict[str, str] = {}
     drive_gains: list[float] | None = None
     drive_gains_std: list[float] | None = None
+    drive_gains_estimate: list[float] | None = None
+    drive_gains_undetermined: list[str] = []
     data: PayloadData = PayloadData()
 
 
@@ -195,4 +204,6 @@ def payload_file(robot: RobotModel, identification: PayloadIdentification,
         com=chosen.com, inertia=chosen.inertia, methods=methods,
         failures=dict(identification.failures),
         drive_gains=None if gains is None else gains.gains.tolist(),
-        drive_gains_std=None if gains is None else gains.std.tolist(), data=data)
+        drive_gains_std=None if gains is None else gains.std.tolist(),
+        drive_gains_estimate=None if gains is None else gains.estimate.tolist(),
+        drive_gains_undetermined=[] if gains is None else gains.undetermined, data=data)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..estimation.estimators import TRUSTED_STD_PERCENT
 from ..estimation.identified_model import IdentifiedModel
 from ..friction.fit import POOR_STD_PERCENT
 from ..model.inertial import link_inertials
 from . import figures
 from .html import Figure, Table
-
-#: Relative standard deviation [%] below which a base parameter is trusted.
-TRUSTED_STD_PERCENT = 10.0
 
 
 def trust(rel_std_percent: np.ndarray) -> list[str]:

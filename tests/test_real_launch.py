@@ -18,14 +18,12 @@ Skipped when ../shared/ros2_src is absent (a user's clone has no ../shared).
 """
 from __future__ import annotations
 
-import glob
 import hashlib
 import importlib.metadata
 import importlib.util
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -33,13 +31,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ros2_sources import ROS2_SRC, ColconBuild, copy_sources, environment, missing_sources
 
 from ident_core.estimation.results import read_result
 from ident_launch.cli import find_launch_file
 from ident_launch.description import load, resolve
 
 REPO = Path(__file__).resolve().parents[1]
-ROS2_SRC = REPO.parent / 'shared' / 'ros2_src'
 DRIVER = Path(__file__).with_name('real_launch_driver.py')
 LAUNCH_PACKAGES = ('launch', 'launch_yaml', 'launch_xml', 'launch_ros')
 #: Pure-Python dependencies of launch that PyPI has (versions of ../shared/ros2_src/README.md).
@@ -79,53 +77,23 @@ def real_launch_env(tmp_path_factory) -> dict:
     """Environment in which launch, launch_yaml, launch_xml and launch_ros import, installed
     from ../shared/ros2_src into a throw-away folder (with composition_interfaces, which
     launch_ros imports, built by colcon beside them); once per test session of this module."""
-    missing = [p for p in (*LAUNCH_PACKAGES, 'composition_interfaces')
-               if not (ROS2_SRC / p).is_dir()]
+    missing = missing_sources((*LAUNCH_PACKAGES, 'composition_interfaces'))
     if missing:
         pytest.skip(f'the upstream ROS 2 launch sources are not in {ROS2_SRC} '
                     f'(missing: {", ".join(missing)})')
     root = tmp_path_factory.mktemp('real_launch')
-    # copies: pip and colcon build in the source folder, and ../shared stays read-only
-    for package in (*LAUNCH_PACKAGES, 'composition_interfaces'):
-        shutil.copytree(ROS2_SRC / package, root / 'src' / package,
-                        ignore=shutil.ignore_patterns('build', '*.egg-info', '__pycache__'))
-        for path in (root / 'src' / package).rglob('*'):
-            path.chmod(path.stat().st_mode | 0o200)
-    colcon_log = root / 'colcon.log'
-    with open(colcon_log, 'w') as out:
-        colcon = subprocess.Popen(
-            ['colcon', '--log-base', str(root / 'log'), 'build',
-             '--base-paths', str(root / 'src' / 'composition_interfaces'),
-             '--build-base', str(root / 'build'), '--install-base', str(root / 'install'),
-             '--cmake-args', '-DBUILD_TESTING=OFF'],
-            cwd=root, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True)
+    build = ColconBuild(root, ['composition_interfaces'])
     try:
+        copy_sources(LAUNCH_PACKAGES, root)
         target = root / 'site'
         _run_logged([sys.executable, '-m', 'pip', 'install', '--no-deps', '--target', str(target),
                      *LAUNCH_DEPENDENCIES, *_lifecycle_msgs(),
                      *(str(root / 'src' / p) for p in LAUNCH_PACKAGES)],
                     root / 'pip.log', INSTALL_TIMEOUT)
-        try:
-            colcon.wait(timeout=INSTALL_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f'colcon build of composition_interfaces did not finish within '
-                        f'{INSTALL_TIMEOUT:g} s ({colcon_log})')
-        if colcon.returncode != 0:
-            pytest.fail('colcon build of composition_interfaces failed:\n'
-                        + colcon_log.read_text()[-3000:])
+        prefixes = build.wait(INSTALL_TIMEOUT)
     finally:
-        if colcon.poll() is None:
-            os.killpg(colcon.pid, signal.SIGKILL)
-            colcon.wait()
-    prefix = root / 'install' / 'composition_interfaces'
-    site = glob.glob(str(prefix / 'lib' / 'python3*' / 'site-packages'))
-    assert len(site) == 1, f'no Python package of composition_interfaces in {prefix}'
-    env = dict(os.environ)
-    for name, paths in (('PYTHONPATH', (target, site[0])),
-                        ('AMENT_PREFIX_PATH', (target, prefix)),
-                        ('LD_LIBRARY_PATH', (prefix / 'lib',))):
-        env[name] = os.pathsep.join([*map(str, paths), *filter(None, [env.get(name)])])
+        build.kill()
+    env = environment(os.environ, prefixes, [target])
     _run_logged([sys.executable, '-c', 'import launch_ros.actions, launch_yaml, launch_xml'],
                 root / 'import.log', RESOLVE_TIMEOUT, env=env)
     return env

@@ -122,15 +122,47 @@ def _check_complete(bag: Path, truth_stamps: np.ndarray) -> int:
     return len(stamps)
 
 
-def test_identification_experiment_end_to_end(tmp_path):
+def _follow_joint_trajectory(tmp_path: Path, control_msgs_env: dict | None):
+    """Launch arguments and environment in which the excitation node sends its motions through
+    the simulator's FollowJointTrajectory (``controller_interface: action``, with tolerances the
+    simulator checks); none (the topic) without control_msgs."""
+    if control_msgs_env is None:
+        return [], None
+    config = REPO / 'config' / 'six_axis_3kg' / 'excitation_node.yaml'
+    params = yaml.safe_load(config.read_text())
+    # controller_wait, goal_lead, joint_states_timeout: tests/test_follow_joint_trajectory.py's
+    # BUSY_MACHINE
+    params['/**/excitation_node']['ros__parameters'].update(
+        controller_interface='action', path_tolerance=[0.1], goal_tolerance=[0.01],
+        goal_time_tolerance=2.0, controller_wait=30.0, goal_lead=5.0, joint_states_timeout=10.0)
+    path = tmp_path / 'excitation_node.yaml'
+    path.write_text(yaml.safe_dump(params))
+    env = _environment()
+    env.update({k: control_msgs_env[k] for k in ('PYTHONPATH', 'LD_LIBRARY_PATH',
+                                                 'AMENT_PREFIX_PATH')})
+    return [f'excitation_params:={path}'], env
+
+
+def test_identification_experiment_end_to_end(tmp_path, control_msgs_env):
     """Excite (one 10 s period of the optimised trajectory), record, identify, validate on
     another trajectory. The optimised excitation (condition number of the identification
     regressor 59) makes the validation error reproducible (0.227–0.235 % over 15 runs); Table 1
-    (condition number about 1500) gave 0.2–1.1 % from one noise realisation to the next."""
+    (condition number about 1500) gave 0.2–1.1 % from one noise realisation to the next.
+    Where control_msgs is built (../shared/ros2_src), both motions go through the simulator's
+    FollowJointTrajectory, each goal succeeding within its tolerances; else over the topic, as
+    in test_sigint_mid_experiment_leaves_readable_bag_and_robot_at_rest."""
+    action_args, env = _follow_joint_trajectory(tmp_path, control_msgs_env)
     proc = _launch(tmp_path, 'demo:=true', 'identification_periods:=1',
-                   f'identification_trajectory:={REPO}/config/six_axis_3kg/excitation/optimized.yaml')
+                   f'identification_trajectory:={REPO}/config/six_axis_3kg/excitation/optimized.yaml',
+                   *action_args, env=env)
     out = _finish(proc, timeout=240)
     assert proc.returncode == 0, out[-6000:]
+    if env is not None:
+        assert out.count('via FollowJointTrajectory /joint_trajectory_controller/'
+                         'follow_joint_trajectory') == 2, out[-6000:]
+        assert out.count('FollowJointTrajectory goal succeeded') == 2, out[-6000:]
+        assert 'FollowJointTrajectory goal aborted' not in out, out[-6000:]
+        assert 'after its first point' not in out, out[-6000:]         # accepted in time
     summary = yaml.safe_load((tmp_path / 'summary.yaml').read_text())
     assert summary['parameters_message_samples'] > 0          # IdentifiedParameters received
     assert summary['within_3_std'] >= 0.95, (tmp_path / 'parameters.txt').read_text()

@@ -2,13 +2,23 @@
 
 Action ``~/run`` (ident_msgs/action/RunExcitation): loads the trajectory (YAML file or message),
 checks every sample of approach, periods and stop against the joint limits (URDF + configured
-acceleration limits, minus a margin) **before** anything moves, then streams
-``trajectory_msgs/JointTrajectory`` messages (positions, velocities, accelerations,
-time_from_start; each covers ``horizon`` s and replaces the rest of the previous one, stamped in
-absolute time) to the controller topic, publishes the ``ExcitationTrajectory`` it runs on
-``~/trajectory`` (transient local) and, if asked, starts and stops the recorder around it.
-Cancelling the goal, the ``~/stop`` service or SIGINT/SIGTERM bring the robot to rest along a
-quintic stop segment (``ident_core.motion``).
+acceleration limits, minus a margin) **before** anything moves, then sends the motion to the
+joint_trajectory_controller (positions, velocities, accelerations, time_from_start, stamped in
+absolute time), publishes the ``ExcitationTrajectory`` it runs on ``~/trajectory`` (transient
+local) and, if asked, starts and stops the recorder around it. Cancelling the goal, the ``~/stop``
+service or SIGINT/SIGTERM bring the robot to rest along a quintic stop segment
+(``ident_core.motion``).
+
+The controller gets the motion (``controller_interface``) through its
+``control_msgs/action/FollowJointTrajectory`` (``follow_joint_trajectory`` beside
+``command_topic``): the whole motion as one goal, with ``path_tolerance``, ``goal_tolerance`` and
+``goal_time_tolerance``; a stop replaces it by a goal of the rest of the motion; a goal the
+controller rejects, aborts (its error code and string) or that another client pre-empts fails the
+excitation; the controller's result ends the motion. Or through its topic, as
+``trajectory_msgs/JointTrajectory`` messages, each covering ``horizon`` s and replacing the rest
+of the previous one (the controller needs ``allow_nonzero_velocity_at_trajectory_end``). With
+``auto`` (default) a goal uses the action when control_msgs is installed and the server answers
+within ``controller_wait``, else the topic.
 
 A joint-wise friction experiment file (``robot-ident/jointwise/1``,
 ``ident_core.excitation.jointwise``) runs its joint on the file's cosines around its ``hold``
@@ -77,6 +87,7 @@ from ident_msgs.action import RunExcitation
 from ident_msgs.msg import ExcitationTrajectory, RecordingInfo
 from ident_msgs.srv import OptimizeExcitation, StartRecording, StopRecording
 from ident_ros import lifecycle, qos
+from ident_ros.controller_action import TrajectoryGoals, action_name, available, goal_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
 from ident_ros.robot_description import RobotDescriptionParameters, robot_model
@@ -84,6 +95,7 @@ from ident_ros.trajectories import joint_trajectory_msg, trajectory_from_msg, tr
 from ident_ros.worker import failure_message, in_thread, with_timeout
 
 SERVICE_TIMEOUT = 5.0       # s to wait for the recorder's services and for joint_states
+STOP_DELIVERY = 2.0         # s a shutdown waits for its stop command to reach the controller
 WATCH_PERIOD = 0.05         # s between checks of the measured joint states while moving
 # The watch takes the newest joint_states when it looks, not a callback per 1 kHz sample (that
 # would rebuild this node's wait set a thousand times a second); the newest few, because the
@@ -106,7 +118,34 @@ class ExcitationNodeParameters(RobotDescriptionParameters, DiagnosticsConfig):
         'acceleration limit kept free, in [0, 0.5).')
     command_topic: str = Field('joint_trajectory_controller/joint_trajectory',
                                description='JointTrajectory topic of the '
-                                           'joint_trajectory_controller.')
+                                           'joint_trajectory_controller; its '
+                                           'FollowJointTrajectory action is '
+                                           '``follow_joint_trajectory`` beside it.')
+    controller_interface: Literal['auto', 'action', 'topic'] = Field(
+        'auto', description='How the motion reaches the controller: ``action`` '
+        '(FollowJointTrajectory, needs control_msgs), ``topic`` (JointTrajectory messages) or '
+        '``auto`` (the action when control_msgs is installed and its server answers within '
+        '``controller_wait``, else the topic).')
+    controller_wait: PositiveFloat = Field(2.0, description='How long a goal waits for the '
+                                           'FollowJointTrajectory server [s] (``auto``: then '
+                                           'the topic; ``action``: then the goal fails).')
+    path_tolerance: list[float] = Field(
+        [0.0], description='FollowJointTrajectory: the controller aborts the motion when a '
+        'joint is further than this from its command [rad or m], one value or one per joint '
+        "(URDF order); 0: the controller's default (``constraints.<joint>.trajectory``), -1: "
+        'none.')
+    goal_tolerance: list[float] = Field(
+        [0.0], description='FollowJointTrajectory: largest distance from the final position '
+        'that ends the motion successfully [rad or m], one value or one per joint (URDF '
+        "order); 0: the controller's default (``constraints.<joint>.goal``), -1: none.")
+    goal_lead: PositiveFloat = Field(
+        0.5, description='FollowJointTrajectory: time between sending the goal and its first '
+        'point [s], plus 0.1 ms per point (the controller must have it before it starts: '
+        'it would otherwise jump into the motion).')
+    goal_time_tolerance: float = Field(
+        0.0, ge=0, description='FollowJointTrajectory: time after the end of the motion '
+        'within which the robot must be within ``goal_tolerance`` [s]; 0: the '
+        "controller's default (``constraints.goal_time``).")
     joint_states_topic: str = Field(
         'joint_states', description="Where the current position is read: the messages that "
         "name every joint of the motion (others, e.g. a gripper's, are skipped).")
@@ -157,8 +196,21 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.limits = JointLimits.from_robot(self.robot, self.acceleration) \
             .with_margin(p.limit_margin)
         self.p = p
+        self.path_tolerance = streaming.tolerance_values(p.path_tolerance, self.robot.n,
+                                                         'path_tolerance')
+        self.goal_tolerance = streaming.tolerance_values(p.goal_tolerance, self.robot.n,
+                                                         'goal_tolerance')
+        if p.controller_interface == 'action' and not available():
+            raise InputError('controller_interface is action, but control_msgs (its '
+                             'FollowJointTrajectory) is not installed')
         self.group = group = ReentrantCallbackGroup()
         self.command = self.create_publisher(JointTrajectory, p.command_topic, qos.COMMAND_QOS)
+        self.controller = TrajectoryGoals(
+            self, action_name(self.command.topic_name), self._on_controller_result, group) \
+            if available() and p.controller_interface != 'topic' else None
+        self.via_action = False             # whether the running goal uses the controller's action
+        self.result_pending = False         # the controller's result of its goal is awaited
+        self.stop_sent: Future | None = None
         self.description = self.create_publisher(ExcitationTrajectory, '~/trajectory',
                                                  qos.LATCHED_QOS)
         self.start_client = self.create_client(StartRecording, p.recorder_start_service,
@@ -212,7 +264,8 @@ class ExcitationNode(lifecycle.GracefulNode):
         self.diagnostics = DiagnosticsPublisher(self, p.diagnostics_period,
                                                 self.robot.model.name)
         self.diagnostics.add('excitation tracking', self.tracking_status)
-        self.get_logger().info(f'ready: {self.robot.n} joints, commands on {p.command_topic}')
+        self.get_logger().info(f'ready: {self.robot.n} joints, commands on '
+                               f'{self.command.topic_name}')
 
     # --- action ---------------------------------------------------------------------------
     def _on_goal(self, goal):
@@ -255,6 +308,7 @@ class ExcitationNode(lifecycle.GracefulNode):
             q_now = await self._current_position(names)
             plan = streaming.excitation_plan(requested, q_now, self.limits,
                                              request.periods or None)
+            self.via_action = await self._use_action()
             if request.record:
                 result.bag_path = await self._start_recording(request.experiment
                                                               or requested.name)
@@ -265,22 +319,30 @@ class ExcitationNode(lifecycle.GracefulNode):
             return result
         self.failure = ''
         self._watch_joint_states(names, request.record)
-        start_ns = self.get_clock().now().nanoseconds + int(streaming.LEAD * 1e9)
-        self.motion = Motion(plan, start_ns)
+        lead = streaming.LEAD if not self.via_action else streaming.goal_lead(
+            len(streaming.point_times(0.0, plan.duration, self.p.point_period, plan.duration)),
+            self.p.goal_lead)
+        self.motion = Motion(plan, self.get_clock().now().nanoseconds + int(lead * 1e9))
         self.sent_until = -np.inf
-        self.done = Future()
         self.described = 0
-        self._describe_stages(0.0)
-        self.get_logger().info(f'running {requested.name!r}: '
+        via = (f'FollowJointTrajectory {self.controller.name}' if self.via_action
+               else f'JointTrajectory on {self.command.topic_name}')
+        self.get_logger().info(f'running {requested.name!r} via {via}: '
                                f'{streaming.plan_summary(plan, requested)}')
-        self._tick()
-        stopped = await self.done
+        self.stop_sent = None
+        refused = await self._send_motion()
+        stopped = refused
+        if not refused:
+            self.done = Future()
+            self._describe_stages(0.0)
+            self._tick()
+            stopped = await self.done
         stopped = self.failure or stopped
         if request.record:
             ok, message = await self._stop_recording()
             if not ok:
                 stopped = stopped or f'recorder: {message}'
-        result.duration = self.motion.end
+        result.duration = 0.0 if refused else self.motion.end
         result.success = not stopped
         result.message = stopped or 'done'
         if goal_handle.is_cancel_requested:
@@ -290,6 +352,57 @@ class ExcitationNode(lifecycle.GracefulNode):
         else:
             goal_handle.succeed()
         return result
+
+    async def _use_action(self) -> bool:
+        """Whether the goal about to run goes through the controller's FollowJointTrajectory
+        (``controller_interface``); else its topic.
+
+        Raises ``RuntimeError`` when ``action`` is asked for and the server does not answer."""
+        if self.controller is None:
+            return False
+        if await self.controller.wait_for_server(self.p.controller_wait):
+            return True
+        missing = f'no FollowJointTrajectory server {self.controller.name} within ' \
+                  f'{self.p.controller_wait:g} s'
+        if self.p.controller_interface == 'action':
+            raise RuntimeError(missing)
+        self.get_logger().info(f'{missing}: sending JointTrajectory on '
+                               f'{self.command.topic_name}')
+        return False
+
+    async def _send_motion(self) -> str:
+        """Send the whole motion as one FollowJointTrajectory goal (the topic's messages are
+        sent by ``_tick``); why the excitation fails when the controller does not take it."""
+        if not self.via_action:
+            return ''
+        self.result_pending = True
+        name = self.controller.name
+        try:
+            accepted = await with_timeout(self, self._send(0.0, self.motion.end),
+                                          SERVICE_TIMEOUT, f'{name} did not answer the goal')
+        except RuntimeError as exc:
+            self.controller.abandon()
+            accepted, reason = False, str(exc)
+        else:
+            reason = '' if accepted else streaming.controller_rejection(name)
+            late = self._plan_time()
+            if accepted and late > 0:
+                self.get_logger().warning(
+                    f'{name} accepted the goal {late:.3f} s after its first point: it may have '
+                    'started into the motion (raise goal_lead)')
+        if not accepted:
+            self.result_pending = False
+            self.failure = reason
+            self.get_logger().error(f'excitation failed: {reason}')
+        return reason
+
+    def _on_controller_result(self, succeeded: bool, aborted: bool, code: int,
+                              error_string: str) -> None:
+        """The controller ended the latest goal (``TrajectoryGoals``)."""
+        self.result_pending = False
+        if not succeeded:
+            self._fail(streaming.controller_failure(self.controller.name, aborted, code,
+                                                    error_string), command=False)
 
     def _describe_stages(self, t: float) -> None:
         """Publish the ``ExcitationTrajectory`` of every stage whose transition has begun by
@@ -455,13 +568,14 @@ class ExcitationNode(lifecycle.GracefulNode):
             warning_fraction=self.p.tracking_error_warning_fraction,
             running=self.motion is not None, failure=self.failure)
 
-    def _fail(self, reason: str) -> None:
-        """The goal fails: stop the motion (if it still runs) and report why."""
+    def _fail(self, reason: str, command: bool = True) -> None:
+        """The goal fails: stop the motion (if it still runs; ``command`` False when the
+        controller already stopped the robot) and report why."""
         if self.motion is None or self.failure:
             return
         self.failure = reason
         self.get_logger().error(f'excitation failed: {reason}')
-        self.stop_motion(reason)
+        self.stop_motion(reason, command)
 
     def _on_recorder_liveliness(self, event) -> None:
         alive = event.alive_count > 0
@@ -490,7 +604,11 @@ class ExcitationNode(lifecycle.GracefulNode):
         end = self.motion.end
         stamp = None if self.measured is None else self.measured.stamp_ns
         measured = streaming.measured_until(self.motion, stamp)
-        if streaming.motion_over(t, end, self.p.settle_time, measured, bool(self.failure)):
+        if streaming.motion_over(t, end, self.p.settle_time, measured, bool(self.failure),
+                                 self.result_pending):
+            if self.result_pending and not self.failure:
+                self.failure = (f'the controller ({self.controller.name}) sent no result '
+                                f'within {streaming.MAX_LAG:g} s of the end of the motion')
             self.done.set_result(self.stop_reason if self.motion.stop is not None else '')
             return
         if self.sent_until < end:
@@ -500,28 +618,48 @@ class ExcitationNode(lifecycle.GracefulNode):
             where = streaming.feedback(self.motion, t)
             self.goal.publish_feedback(RunExcitation.Feedback(**where._asdict()))
 
-    def _send(self, t_from: float, t_to: float) -> None:
-        """Publish the motion between plan times t_from and t_to (point grid aligned to 0)."""
-        times = streaming.point_times(t_from, t_to, self.p.point_period, self.motion.end)
-        if len(times) == 0:
-            return
+    def _send(self, t_from: float, t_to: float) -> Future | None:
+        """Send the motion between plan times t_from and t_to (point grid aligned to 0): a
+        JointTrajectory message, or a FollowJointTrajectory goal replacing the one running
+        (then the future of the controller's answer, True when accepted)."""
+        points = streaming.motion_points(self.motion, t_from, t_to, self.p.point_period)
+        if points is None:
+            return None
+        times, *states = points
+        names = self.motion.plan.trajectory.joint_names
         start_ns = self.motion.start_ns + int(round(times[0] * 1e9))
-        self.command.publish(joint_trajectory_msg(
-            self.motion.plan.trajectory.joint_names, start_ns, times - times[0],
-            *self.motion.sample(times)))
         self.sent_until = times[-1]
+        if not self.via_action:
+            self.command.publish(joint_trajectory_msg(names, start_ns, times - times[0], *states))
+            return None
+        order = [self.robot.joint_names.index(j) for j in names]
+        return self.controller.send(goal_msg(
+            names, start_ns, times - times[0], *states, self.path_tolerance[order],
+            self.goal_tolerance[order], self.p.goal_time_tolerance))
 
-    def stop_motion(self, reason: str) -> bool:
-        """Bring a running motion to rest now; False when nothing runs."""
+    def stop_motion(self, reason: str, command: bool = True) -> bool:
+        """Bring a running motion to rest now (``command`` False: the controller already
+        stopped it; only the plan ends); False when nothing runs."""
         if self.motion is None or self.motion.stop is not None:
             return self.motion is not None
         t = self._plan_time() + streaming.LEAD
         self.motion.stop_at_time(t)
         self.stop_reason = reason
         self.get_logger().warning(f'stopping: {reason}')
+        if not command:
+            self.sent_until = self.motion.end
+            return True
         self.sent_until = -np.inf
-        self._send(self._plan_time() + streaming.LEAD / 2, self.motion.end + 1.0)
+        self.stop_sent = self._send(self._plan_time() + streaming.LEAD / 2, self.motion.end + 1.0)
+        if self.stop_sent is not None:
+            self.stop_sent.add_done_callback(self._on_stop_answer)
         return True
+
+    def _on_stop_answer(self, future: Future) -> None:
+        if not future.result():     # TrajectoryGoals cancelled the running goal
+            self.result_pending = False
+            self.get_logger().error(f'the controller ({self.controller.name}) rejected the stop; '
+                                    'its goal was cancelled (it holds the robot where it is)')
 
     def _on_stop(self, _request, response):
         response.success = self.stop_motion('stop service called')
@@ -537,8 +675,13 @@ class ExcitationNode(lifecycle.GracefulNode):
         if not self.stop_motion('shutdown'):
             self.finished = True
             return
-        self.command.wait_for_all_acked(Duration(seconds=2.0))
-        self.finished = True
+        if self.stop_sent is None:
+            self.command.wait_for_all_acked(Duration(seconds=STOP_DELIVERY))
+            self.finished = True
+            return
+        # the stop goal must reach the controller: finish once it answered
+        self.stop_sent.add_done_callback(lambda _future: setattr(self, 'finished', True))
+        self.create_timer(STOP_DELIVERY, lambda: setattr(self, 'finished', True))
 
 
 def main(args=None):

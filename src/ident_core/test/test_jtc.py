@@ -1,9 +1,22 @@
-"""The joint_trajectory_controller semantics of the simulated hardware (jtc.TrajectoryBuffer)."""
+"""The joint_trajectory_controller semantics of the simulated hardware
+(``motion.controller``): the trajectory buffer, and a FollowJointTrajectory goal's tolerances
+as ros2_controllers' Jazzy release resolves and checks them."""
 import numpy as np
 import pytest
 
 from ident_core.errors import InputError
-from ident_core.motion.controller import TrajectoryBuffer
+from ident_core.motion.controller import (
+    GOAL_REACHED,
+    GOAL_TOLERANCE_VIOLATED,
+    PATH_TOLERANCE_VIOLATED,
+    PATH_VIOLATION,
+    STOPPED_VELOCITY_TOLERANCE,
+    SUCCESSFUL,
+    Tolerances,
+    TrajectoryBuffer,
+    check_tolerances,
+    goal_tolerances,
+)
 
 Q_HOLD = np.array([0.3, -1.2, 0.7])
 
@@ -167,3 +180,65 @@ def test_bad_points_raise(times, q, qd, qdd):
     with pytest.raises(InputError, match='trajectory'):
         buf.replace(0.0, 0.0, times, q, qd, qdd)
     np.testing.assert_array_equal(buf.sample(1.0)[0], Q_HOLD)     # nothing changed
+
+
+def test_hold_keeps_a_position_at_rest_from_now_on():
+    buf = TrajectoryBuffer(Q_HOLD)
+    assert buf.replace(0.0, 0.0, [1.0, 2.0], [Q_HOLD + 1, Q_HOLD + 2])
+    here = np.array([0.5, 0.5, 0.5])
+    buf.hold(1.5, here)
+    assert buf.end_time == 1.5
+    for t in (1.5, 1.7, 10.0):
+        q, qd, qdd = buf.sample(t)
+        np.testing.assert_array_equal(q, here)
+        assert not qd.any() and not qdd.any()
+
+
+JOINTS = ['a', 'b', 'c']
+
+
+def test_a_goal_resolves_its_tolerances_over_the_controllers():
+    defaults = Tolerances.defaults(3)
+    assert not defaults.path.any() and defaults.goal_time == 0.0
+    np.testing.assert_array_equal(defaults.goal[1], STOPPED_VELOCITY_TOLERANCE)
+    configured = Tolerances(np.full((3, 3), 0.2), defaults.goal, 0.5)
+    tolerances, problem = goal_tolerances(
+        configured, JOINTS, {'b': (0.05, 0.0, -1.0)}, {'c': (0.01, 0.0, 0.0)}, 0.0)
+    assert problem == ''
+    np.testing.assert_array_equal(tolerances.path[:, 1], [0.05, 0.2, 0.0])   # >0, 0, -1
+    np.testing.assert_array_equal(tolerances.path[:, 0], 0.2)                 # not named
+    assert tolerances.goal[0, 2] == 0.01 and tolerances.goal[1, 2] == STOPPED_VELOCITY_TOLERANCE
+    assert tolerances.goal_time == 0.5                                        # 0: default
+    assert goal_tolerances(configured, JOINTS, {}, {}, -1.0)[0].goal_time == 0.0   # erased
+    # an unknown joint or an illegal value: the goal's tolerances are ignored, all of them
+    for path, time in (({'d': (0.1, 0, 0)}, 2.0), ({'a': (-0.5, 0, 0)}, 2.0), ({}, -2.0)):
+        tolerances, problem = goal_tolerances(configured, JOINTS, path, {}, time)
+        assert tolerances is configured and problem.endswith('using the default tolerances')
+
+
+def test_path_tolerance_aborts_while_moving_and_goal_tolerance_ends_the_goal():
+    tolerances = Tolerances(np.array([[0.1, 0.0, 0.1], [0, 0, 0], [0, 0, 0]]),
+                            np.array([[0.01] * 3, [0.01] * 3, [0] * 3]), 0.5)
+    error = np.zeros((3, 3))
+    error[0] = [0.05, 3.0, -0.02]           # joint b has no path tolerance
+    assert check_tolerances(tolerances, error, JOINTS, -1.0).code is None
+    error[0, 2] = -0.12
+    verdict = check_tolerances(tolerances, error, JOINTS, -1.0)
+    assert verdict.code == PATH_TOLERANCE_VIOLATED and verdict.error_string == PATH_VIOLATION
+    assert verdict.detail == 'c position error -0.12 (tolerance 0.1)'
+    # after the last point: not yet within the goal tolerance, then within it
+    error[0] = [0.02, 0.0, 0.0]
+    assert check_tolerances(tolerances, error, JOINTS, 0.3).code is None
+    verdict = check_tolerances(tolerances, error, JOINTS, 0.6)
+    assert verdict.code == GOAL_TOLERANCE_VIOLATED
+    assert verdict.error_string == ('Aborted due to goal_time_tolerance exceeding by '
+                                    '0.600000 seconds')
+    error[0, 0] = 0.005
+    assert check_tolerances(tolerances, error, JOINTS, 0.6) == (SUCCESSFUL, GOAL_REACHED, '')
+    # goal_time 0: waits for ever; the first period checks the path tolerance even at the end
+    waiting = Tolerances(tolerances.path, tolerances.goal, 0.0)
+    error[0, 0] = 0.05
+    assert check_tolerances(waiting, error, JOINTS, 100.0).code is None
+    error[0, 0] = 0.2
+    assert check_tolerances(waiting, error, JOINTS, 1.0, first=True).code == \
+        PATH_TOLERANCE_VIOLATED

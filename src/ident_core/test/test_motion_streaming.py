@@ -1,7 +1,8 @@
 """Streaming an excitation (``motion.streaming``) and watching the robot while it runs
-(``motion.watchdog``), without DDS: the point grid of each message, the stages described and
-reported on a joint-wise plan, the end-of-motion rule on the robot's own clock, and the tracking
-error of a measurement against the command at its stamp."""
+(``motion.watchdog``), without DDS: the point grid of each message, the whole motion as one
+FollowJointTrajectory goal (its points, lead, tolerances and the controller's reasons), the
+stages described and reported on a joint-wise plan, the end-of-motion rule on the robot's own
+clock, and the tracking error of a measurement against the command at its stamp."""
 from __future__ import annotations
 
 import re
@@ -15,19 +16,26 @@ from ident_core.errors import InputError
 from ident_core.excitation.fourier import load_trajectory
 from ident_core.excitation.jointwise import load_experiment
 from ident_core.model.robot import load_robot
+from ident_core.motion.controller import PATH_TOLERANCE_VIOLATED
 from ident_core.motion.limits import JointLimits
 from ident_core.motion.plan import Motion
 from ident_core.motion.streaming import (
+    LEAD,
     MAX_LAG,
     check_joints,
+    controller_failure,
+    controller_rejection,
     current_stage,
     excitation_plan,
     feedback,
+    goal_lead,
     measured_until,
     motion_over,
+    motion_points,
     plan_summary,
     point_times,
     stages_begun,
+    tolerance_values,
 )
 from ident_core.motion.watchdog import (
     RECORDER_GRACE,
@@ -84,6 +92,55 @@ def test_a_motion_is_over_after_settling_on_the_robot_clock():
     assert motion_over(10.6, end, settle, 10.6, False)             # ... and caught up
     assert motion_over(10.6, end, settle, 10.4, True)              # a failed goal ends now
     assert motion_over(end + MAX_LAG + 0.01, end, settle, 10.4, False)   # lags too long
+    # over FollowJointTrajectory, the controller's result is awaited too
+    assert not motion_over(10.6, end, settle, 10.6, False, result_pending=True)
+    assert motion_over(10.6, end, settle, 10.6, True, result_pending=True)
+    assert motion_over(end + MAX_LAG + 0.01, end, settle, 10.6, False, result_pending=True)
+
+
+def test_the_whole_motion_is_one_goal_on_the_grid_ending_at_rest(limits, fourier):
+    motion = Motion(excitation_plan(fourier, Q_NOW, limits), START_NS)
+    points = motion_points(motion, 0.0, motion.end, 0.01)
+    assert points.times[0] == 0.0 and points.times[-1] == motion.end
+    assert len(points.times) == int(np.ceil(motion.end / 0.01 - 1e-9)) + 1
+    np.testing.assert_allclose(points.q[0], Q_NOW, atol=1e-12)            # from where it stands
+    assert np.abs(points.qd[[0, -1]]).max() < 1e-12                       # rest to rest
+    assert np.abs(points.qdd[[0, -1]]).max() < 1e-12
+    for got, want in zip(points[1:], motion.sample(points.times)):
+        np.testing.assert_array_equal(got, want)
+    # a 60 s motion on the 10 ms grid: 6001 points, sent 1.1 s ahead of its first one
+    assert goal_lead(6001, 0.5) == pytest.approx(1.1001)
+    assert motion_points(motion, 1.005, 1.009, 0.01) is None          # no grid point in it
+
+
+def test_a_stop_replaces_the_goal_by_the_rest_of_the_motion(limits, fourier):
+    motion = Motion(excitation_plan(fourier, Q_NOW, limits), START_NS)
+    t = motion.plan.excite_start + 1.234
+    before = motion.sample(np.array([t + 0.05]))
+    motion.stop_at_time(t + LEAD)
+    rest = motion_points(motion, t + LEAD / 2, motion.end + 1.0, 0.01)
+    assert rest.times[0] == pytest.approx(t + 0.1, abs=0.01) and rest.times[-1] == motion.end
+    np.testing.assert_allclose(motion.sample(np.array([t + 0.05]))[0], before[0], atol=1e-12)
+    assert np.abs(rest.qd[-1]).max() < 1e-12                              # ends at rest
+
+
+def test_tolerances_and_the_controllers_reasons():
+    np.testing.assert_array_equal(tolerance_values([0.1], 3, 'path_tolerance'), [0.1] * 3)
+    np.testing.assert_array_equal(tolerance_values([0.1, 0, -1], 3, 'goal_tolerance'),
+                                  [0.1, 0.0, -1.0])
+    with pytest.raises(InputError, match=r'path_tolerance: -0.5 is no tolerance'):
+        tolerance_values([0.1, -0.5, 0.1], 3, 'path_tolerance')
+    with pytest.raises(InputError, match=r'goal_tolerance must have shape \(3,\)'):
+        tolerance_values([0.1, 0.1], 3, 'goal_tolerance')
+    action = '/jtc/follow_joint_trajectory'
+    assert controller_failure(action, True, PATH_TOLERANCE_VIOLATED,
+                              'Aborted due to path tolerance violation') == (
+        'the controller (/jtc/follow_joint_trajectory) aborted the trajectory: '
+        'PATH_TOLERANCE_VIOLATED (-4): Aborted due to path tolerance violation')
+    assert controller_failure(action, False, 0, '').endswith(
+        'cancelled the trajectory: SUCCESSFUL (0)')
+    assert '(-7)' in controller_failure(action, True, -7, 'x')
+    assert controller_rejection(action).startswith(f'the controller ({action}) rejected')
 
 
 def test_measured_until_is_the_plan_time_of_the_last_stamp(limits, fourier):

@@ -2,10 +2,13 @@
 joint_state_broadcaster on EtherCAT drives (``ident_core.sim.simulator``).
 
 Subscribes ``trajectory_msgs/JointTrajectory`` (default ``joint_trajectory_controller/
-joint_trajectory``, in its namespace), publishes ``sensor_msgs/JointState`` on ``joint_states``
-at the control rate with header stamps ``start + k·dt``, and optionally ``/clock``. The
-simulated robot is ``urdf_file``, or the URDF its stack publishes on ``robot_description``
-(``ident_ros.robot_description``). The ground truth goes to
+joint_trajectory``, in its namespace) and, where control_msgs is installed, serves
+``control_msgs/action/FollowJointTrajectory`` beside it (``follow_joint_trajectory``;
+``ident_sim.trajectory_action``: tolerances, aborts, feedback, as the controller does); publishes
+``sensor_msgs/JointState`` on ``joint_states`` at the control rate with header stamps
+``start + k·dt``, and optionally ``/clock``. The simulated robot is ``urdf_file``, or the URDF
+its stack publishes on ``robot_description`` (``ident_ros.robot_description``). The ground truth
+goes to
 ``ground_truth_dir`` (``ground_truth.yaml`` at start and whenever the payload changes;
 ``truth_log.npz`` — every published stamp with the true state and noise-free torque — on
 ``~/write_ground_truth`` and at shutdown), never onto a topic. ``~/set_payload``
@@ -49,11 +52,14 @@ from ident_core.sim.config import SimulationConfig
 from ident_core.sim.simulator import RobotSimulator, TruthLog
 from ident_msgs.srv import ApplyExternalTorque
 from ident_ros import lifecycle, qos
+from ident_ros.controller_action import action_name
+from ident_ros.controller_action import available as action_available
 from ident_ros.conversions import joint_state_msg
 from ident_ros.diagnostics import DiagnosticsPublisher
 from ident_ros.parameters import declare_parameters
 from ident_ros.robot_description import RobotDescriptionParameters, robot_model
 from ident_ros.trajectories import trajectory_points
+from ident_sim.trajectory_action import TrajectoryActionServer
 
 MAX_CATCH_UP = 50          # steps per timer call when the process fell behind
 REST_SPEED = 1e-3          # rad/s, "at rest" for the shutdown
@@ -106,6 +112,11 @@ class SimNode(lifecycle.GracefulNode):
                       if p.publish_clock else None)
         self.create_subscription(JointTrajectory, p.trajectory_topic, self._on_trajectory,
                                  qos.COMMAND_QOS)
+        self.last_position = np.array(self.hardware.initial_position, dtype=float)
+        self.action = TrajectoryActionServer(
+            self, action_name(self.resolve_topic_name(p.trajectory_topic)), self.robot,
+            self._now, self._start_time, self._replace, self._hold) \
+            if action_available() else None
         self.create_service(Trigger, '~/write_ground_truth', self._on_write_truth)
         self.create_service(SetBool, '~/set_payload', self._on_set_payload)
         self.create_service(ApplyExternalTorque, '~/apply_external_torque',
@@ -130,13 +141,26 @@ class SimNode(lifecycle.GracefulNode):
         """Simulation time of the next step, s since the start."""
         return self.sim.time
 
+    def _start_time(self, msg: JointTrajectory) -> float:
+        """Simulation time of a trajectory's ``time_from_start = 0``: its stamp, or now."""
+        stamp = Time.from_msg(msg.header.stamp).nanoseconds
+        return self._now() if stamp == 0 else (stamp - self.start_ns) * 1e-9
+
+    def _replace(self, msg: JointTrajectory) -> float | None:
+        """Run a trajectory from now on (``TrajectoryBuffer.replace``); the simulation time of
+        its last point, None when all its points are in the past. Raises ``InputError``."""
+        times, *fields = trajectory_points(msg, self.robot)
+        if not self.buffer.replace(self._now(), self._start_time(msg), times, *fields):
+            return None
+        return self.buffer.end_time
+
+    def _hold(self) -> None:
+        """Hold the last measured position (an aborted or cancelled goal)."""
+        self.buffer.hold(self._now(), self.last_position)
+
     def _on_trajectory(self, msg: JointTrajectory) -> None:
         try:
-            times, *fields = trajectory_points(msg, self.robot)
-            stamp = Time.from_msg(msg.header.stamp).nanoseconds
-            now = self._now()
-            start = now if stamp == 0 else (stamp - self.start_ns) * 1e-9
-            if not self.buffer.replace(now, start, times, *fields):
+            if self._replace(msg) is None:
                 self.get_logger().warning('JointTrajectory ignored: all its points are in the past')
         except InputError as exc:
             self.get_logger().error(f'JointTrajectory rejected: {exc}')
@@ -153,9 +177,10 @@ class SimNode(lifecycle.GracefulNode):
 
     def _step(self) -> None:
         now = self._now()
-        sample = self.sim.step(*self.buffer.sample(now))
+        desired = self.buffer.sample(now)
+        sample = self.sim.step(*desired)
         self.log.append(sample)
-        self.last_qd = sample.qd
+        self.last_qd, self.last_position = sample.qd, sample.position
         stamp_ns = self.start_ns + sample.step * self.dt_ns
         self.stamps.append(stamp_ns)
         msg = joint_state_msg(stamp_ns, self.robot.joint_names, sample.position,
@@ -163,6 +188,8 @@ class SimNode(lifecycle.GracefulNode):
         if self.clock is not None:
             self.clock.publish(Clock(clock=msg.header.stamp))
         self.joint_states.publish(msg)
+        if self.action is not None:
+            self.action.step(now, msg.header.stamp, desired, sample.position, sample.velocity)
 
     def realtime_status(self) -> Status:
         """The ``real time`` diagnostic of the period since the last one."""

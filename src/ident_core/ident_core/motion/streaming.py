@@ -1,13 +1,17 @@
-"""Streaming an excitation to a joint_trajectory_controller (the excitation node,
+"""Sending an excitation to a joint_trajectory_controller (the excitation node,
 docs/methods.md §7).
 
 A goal's trajectory (a Fourier series, or the stages of a joint-wise experiment around the
 position the robot stands at) becomes an ``ExcitationPlan`` started ``LEAD`` after it was
-planned. The runner then sends, every send period, the motion of the next horizon as one
-``JointTrajectory`` whose points lie on a grid aligned to plan time 0 (each message replaces the
-rest of the previous one, ``controller``); it describes each stage when the motion into it begins,
-reports the phase, period and stage, and declares the motion over once the robot had time to
-settle, measured on the robot's own clock.
+planned. Over the controller's topic, the runner then sends, every send period, the motion of the
+next horizon as one ``JointTrajectory`` whose points lie on a grid aligned to plan time 0 (each
+message replaces the rest of the previous one, ``controller``). Over its
+``FollowJointTrajectory`` action, the whole motion is one goal on the same grid, starting
+``goal_lead`` after it is sent, with the tolerances of ``tolerance_values``; a stop replaces it by
+a goal of the rest of the motion, and a goal the controller ends is reported by
+``controller_failure``. The runner describes each stage when the motion into it begins, reports
+the phase, period and stage, and declares the motion over once the robot had time to settle,
+measured on the robot's own clock.
 """
 from __future__ import annotations
 
@@ -18,11 +22,18 @@ import numpy as np
 from ..errors import InputError
 from ..excitation.fourier import FourierTrajectory
 from ..excitation.jointwise import JointwiseExperiment
+from ..schema import per_joint
+from .controller import ERASE, RESULT_CODES
 from .limits import JointLimits
 from .plan import ExcitationPlan, Motion, StageTime
 
 LEAD = 0.2                  # s between planning a motion (or its stop) and its first point
 MAX_LAG = 10.0              # s the measured motion may lag the plan before the goal ends anyway
+# s per point of a whole-motion goal between sending it and its first point, on top of a fixed
+# lead, for the goal to reach the controller first (this workspace's Python simulator takes about
+# 40 µs per point to receive one on a busy machine; a 60 s motion on the 10 ms grid is 6001
+# points, 1.1 MB)
+GOAL_LEAD_PER_POINT = 1e-4
 
 
 class Feedback(NamedTuple):
@@ -237,7 +248,7 @@ def measured_until(motion: Motion, stamp_ns: int | None) -> float:
 
 
 def motion_over(t: float, end: float, settle_time: float, measured: float,
-                failed: bool) -> bool:
+                failed: bool, result_pending: bool = False) -> bool:
     """Whether a motion is over and its goal can end.
 
     Parameters
@@ -252,12 +263,156 @@ def motion_over(t: float, end: float, settle_time: float, measured: float,
         ``measured_until``: plan time of the latest measurement [s].
     failed : bool
         Whether the goal has failed (the robot or the recorder).
+    result_pending : bool
+        Whether the controller's result of the motion's ``FollowJointTrajectory`` goal is still
+        awaited.
 
     Returns
     -------
     bool
-        True ``settle_time`` after the end, once the measurements reached that time too (or the
-        goal failed, or they lag by more than ``MAX_LAG``).
+        True ``settle_time`` after the end, once the measurements reached that time too and the
+        controller reported its result (or the goal failed, or they lag by more than
+        ``MAX_LAG``).
     """
-    return t > end + settle_time and (failed or t > end + MAX_LAG
-                                      or measured > end + settle_time)
+    return t > end + settle_time and (
+        failed or t > end + MAX_LAG
+        or (measured > end + settle_time and not result_pending))
+
+
+class Points(NamedTuple):
+    """The points of a stretch of motion.
+
+    Parameters
+    ----------
+    times : (K,) ndarray
+        Plan times [s] (a message carries ``times - times[0]``, stamped with the first).
+    q, qd, qdd : (K, n) ndarray
+        Positions [rad or m], velocities and accelerations.
+    """
+
+    times: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+
+
+def motion_points(motion: Motion, t_from: float, t_to: float, step: float) -> Points | None:
+    """The points of a motion between two plan times, on the grid of ``point_times``.
+
+    Parameters
+    ----------
+    motion : Motion
+        The motion (as it now ends).
+    t_from, t_to : float
+        The stretch [s]; ``t_to`` at or past ``motion.end`` ends on the end.
+    step : float
+        Time between points [s].
+
+    Returns
+    -------
+    Points or None
+        None when the stretch holds no point.
+    """
+    times = point_times(t_from, t_to, step, motion.end)
+    if len(times) == 0:
+        return None
+    return Points(times, *motion.sample(times))
+
+
+def goal_lead(points: int, lead: float) -> float:
+    """Time between sending a whole-motion ``FollowJointTrajectory`` goal and its first point.
+
+    A trajectory whose first points are past when the controller takes it starts with a jump
+    (the controller samples it at its own time); until its first point the controller holds the
+    robot where it stands.
+
+    Parameters
+    ----------
+    points : int
+        Points of the goal.
+    lead : float
+        The fixed part [s] (the excitation node's ``goal_lead``).
+
+    Returns
+    -------
+    float
+        ``lead`` plus ``GOAL_LEAD_PER_POINT`` per point [s] (1.1 s for 6001 points and a lead of
+        0.5 s).
+    """
+    return lead + GOAL_LEAD_PER_POINT * points
+
+
+def tolerance_values(value, n: int, field: str) -> np.ndarray:
+    """A per-joint ``FollowJointTrajectory`` tolerance as the parameters give it
+    (``schema.per_joint``, with the values of ``JointTolerance.msg``).
+
+    Parameters
+    ----------
+    value : float or list of float
+        > 0 the tolerance, 0 the controller's default, −1 none; for every joint or per joint.
+    n : int
+        The robot's joints.
+    field : str
+        The parameter, named by the error.
+
+    Returns
+    -------
+    (n,) ndarray
+        The tolerances [rad or m] (with 0 and −1 as given).
+
+    Raises
+    ------
+    InputError
+        For another length than 1 or n, or a negative value other than −1.
+    """
+    values = per_joint(value, n, field)
+    bad = values[(values < 0) & (values != ERASE)]
+    if len(bad):
+        raise InputError(f'{field}: {bad[0]:g} is no tolerance (> 0, 0 for the controller\'s '
+                         'default, -1 for none)')
+    return values
+
+
+def controller_failure(action: str, aborted: bool, code: int, error_string: str) -> str:
+    """Why an excitation failed when the controller ended its ``FollowJointTrajectory`` goal.
+
+    Parameters
+    ----------
+    action : str
+        The controller's action, e.g. ``/joint_trajectory_controller/follow_joint_trajectory``.
+    aborted : bool
+        Aborted (else cancelled by someone else).
+    code : int
+        The result's ``error_code`` (``controller.RESULT_CODES``).
+    error_string : str
+        The result's ``error_string``.
+
+    Returns
+    -------
+    str
+        E.g. ``the controller (/jtc/follow_joint_trajectory) aborted the trajectory:
+        PATH_TOLERANCE_VIOLATED (-4): Aborted due to path tolerance violation``.
+    """
+    reason = f'{RESULT_CODES.get(code, "error code")} ({code})'
+    if error_string:
+        reason += f': {error_string}'
+    return (f'the controller ({action}) {"aborted" if aborted else "cancelled"} the '
+            f'trajectory: {reason}')
+
+
+def controller_rejection(action: str) -> str:
+    """Why an excitation failed when the controller rejected its ``FollowJointTrajectory`` goal
+    (the action tells no reason; the controller logs it).
+
+    Parameters
+    ----------
+    action : str
+        The controller's action.
+
+    Returns
+    -------
+    str
+    """
+    return (f'the controller ({action}) rejected the trajectory: see its log (joints that are '
+            'not its own, a controller that is not active, points that end in the past, or a '
+            'last point not at rest)')

@@ -36,7 +36,7 @@ import threading
 import time
 from pathlib import Path
 
-from ident_core.fleet.engine import identify_fleet
+from ident_core.fleet.engine import WORKER_ENVIRONMENT, identify_fleet
 from ident_core.fleet.manifest import load_fleet
 from ident_core.fleet.plan import Outcome, RobotPlan
 from ident_core.fleet.records import RECORD, VALIDATION, TaskRecord
@@ -133,10 +133,12 @@ def _spin(n: int) -> int:
 def on_cluster(fleet, out: Path, workers: int) -> tuple[float, float, dict]:
     """The fleet on a warm LocalCluster: wall time, time inside the tasks (sum over the
     workers), peak MB per worker."""
+    import dask.config
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+    with dask.config.set(WORKER_ENVIRONMENT), \
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                         dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         client.run(_warm_up)
         memory = PeakMemory(client.run(os.getpid).values())

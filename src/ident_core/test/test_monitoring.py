@@ -4,6 +4,7 @@ reason against known injected errors and limits."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -237,3 +238,33 @@ def test_status_takes_the_worst_level_and_formats_values():
                              'big': 'inf'}
     assert make_status('t', [], {}, 'all good').message == 'all good'
     assert format_value(np.float64(2.5)) == '2.5'
+
+
+def test_innovations_count_once_the_noise_estimate_is_warmed_up(urdf):
+    """The arm at rest, then moving, its torques with a little noise and the noise covariances
+    estimated: before the estimate is warmed up the innovations' variances are near 0 (the
+    variogram of the first few samples), so the statistics leave them out and stay finite."""
+    from ident_core.torque_estimation.config import TorqueEstimatorConfig
+    from ident_core.torque_estimation.dynamics import inverse_dynamics, load_dynamic_model
+    from ident_core.torque_estimation.estimator import TorqueEstimator
+
+    dm = load_dynamic_model(None, str(urdf))
+    estimator = TorqueEstimator(dm, TorqueEstimatorConfig(method='kalman',
+                                                          linearization='reference'))
+    rng = np.random.default_rng(0)
+    q0 = np.array([0.0, -0.5, 0.8, 0.0, 0.5, 0.0])
+    data = dm.create_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)
+        for k in range(3000):
+            t = k * 1e-3
+            a = 0.0 if k < 300 else 0.2 * np.sin(2 * np.pi * 0.5 * (t - 0.3))
+            q, qd = q0 + a, np.full(dm.n, 0.0 if k < 300 else 0.2 * np.pi * np.cos(
+                2 * np.pi * 0.5 * (t - 0.3)))
+            qdd = np.full(dm.n, 0.0 if k < 300 else -0.2 * np.pi ** 2 * np.sin(
+                2 * np.pi * 0.5 * (t - 0.3)))
+            tau = inverse_dynamics(dm, data, q, qd, qdd) + rng.normal(0.0, 1e-4, dm.n)
+            estimator.step(t, q, tau, (q, qd, qdd))
+    stats = estimator.innovations
+    assert 0 < stats.count < 2999
+    assert np.isfinite(stats.nis).all()

@@ -157,7 +157,9 @@ class TorqueEstimator:
             estimate = self._referenced(q, qd, mean, effort, dt, reference)
             if not started:                 # its first sample only initialises it
                 return estimate
-        if used.innovation is not None:
+        # innovations count once the noise estimate is warmed up: before, a robot at rest
+        # gives variances near 0 and the statistics would take an infinite one for good
+        if used.innovation is not None and (used.noise is None or used.noise.ready):
             self.innovations.add(used.innovation, used.innovation_variance)
         return estimate
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import IdentError
+from ..estimation.metrics import rmse
 from ..threads import limit_blas_threads
 from ..workflows.identify import identify_recordings, validate_recording
 from .records import ActuatorParameters, ModelErrors, Task, TaskRecord
@@ -123,7 +124,7 @@ def _errors(label: str, model: str, task: Task) -> ModelErrors:
     """How one model predicts the task's recording."""
     v = validate_recording(model, task.data[0], recordings=task.options).validation
     torque_rms = np.sqrt(np.mean(v.measured ** 2, axis=0))
-    error_rms = np.sqrt(np.mean((v.predicted - v.measured) ** 2, axis=0))
+    error_rms = rmse(v.predicted, v.measured)
     with np.errstate(divide='ignore', invalid='ignore'):
         percent = 100 * error_rms / torque_rms
     return ModelErrors(model=label, relative_error_percent=v.metrics['relative_error_percent'],

@@ -14,6 +14,7 @@ from ..files import write_atomic
 from ..report.figures import new_figure, png_data_uri
 from ..report.html import Figure, Section, Table, render_page
 from .drift import DRIFT, PAGE, REPORT, DriftAnalysis, Series, analyse_drift
+from .statistics import drift_scale
 
 #: Units of the quantities, for the figures.
 UNITS = {'fc': 'N·m', 'fv': 'N·m·s/rad', 'offset': 'N·m', 'Ia': 'kg·m²',
@@ -159,8 +160,7 @@ def trend_figure(robot: str, series: list[Series], settings) -> Figure:
 
 def _band(s: Series, settings) -> float:
     """Half-width of the no-alert band: an alert needs both the change and the z."""
-    scale = np.sqrt(s.scatter ** 2 * (1 + 1 / max(len(s.baseline), 1))) \
-        if np.isfinite(s.scatter) else 0.0
+    scale = drift_scale(s.scatter, max(len(s.baseline), 1)) if np.isfinite(s.scatter) else 0.0
     large = settings.change_percent / 100 * (s.reference if np.isfinite(s.reference) else 0.0)
     return float(max(large, settings.z * scale))
 

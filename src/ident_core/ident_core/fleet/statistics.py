@@ -59,6 +59,25 @@ def baseline_scatter(values, std=None, floor: float = 0.0) -> float:
     return float(np.sqrt(max(variance, identification, floor ** 2)))
 
 
+def drift_scale(scatter: float, count: int, std: float = 0.0) -> float:
+    """The spread a new value is judged against: ``sqrt(scatter² (1 + 1/B) + std²)``.
+
+    Parameters
+    ----------
+    scatter : float
+        The baseline scatter (``baseline_scatter``).
+    count : int
+        Values in the baseline, B.
+    std : float, optional
+        The new value's identification standard deviation.
+
+    Returns
+    -------
+    float
+    """
+    return np.sqrt(scatter ** 2 * (1 + 1 / count) + std ** 2)
+
+
 def drift_z(value: float, std: float, mean: float, scatter: float, count: int) -> float:
     """The significance of a value's change from its baseline.
 
@@ -81,8 +100,7 @@ def drift_z(value: float, std: float, mean: float, scatter: float, count: int) -
         ``|value − mean| / sqrt(scatter² (1 + 1/B) + std²)``; inf when that is 0 and the
         value differs, 0 when it does not.
     """
-    std = 0.0 if not np.isfinite(std) else std
-    scale = np.sqrt(scatter ** 2 * (1 + 1 / count) + std ** 2)
+    scale = drift_scale(scatter, count, 0.0 if not np.isfinite(std) else std)
     change = abs(value - mean)
     if scale == 0:
         return float('inf') if change > 0 else 0.0

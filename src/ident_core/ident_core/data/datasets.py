@@ -33,6 +33,21 @@ SIGNALS = ('position', 'velocity', 'effort')
 BAG_SUFFIXES = ('.mcap', '.db3')
 
 
+def is_bag(path: str | Path) -> bool:
+    """Whether a path names a rosbag2 (a folder, ``.mcap`` or ``.db3``).
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    bool
+    """
+    path = Path(path)
+    return path.is_dir() or path.suffix in BAG_SUFFIXES
+
+
 @dataclass
 class Dataset:
     """A recording in joint space.
@@ -257,7 +272,7 @@ def load_dataset(path: str | Path, default_joints: list[str] | None = None, *,
         if path.is_file() and 'velocities' in readers.read_npz(path):
             spec['velocity'] = {'key': 'velocities'}
         return _build(DatasetDescription(**spec), str(path), path.parent, default_joints)[0]
-    if path.is_dir() or path.suffix in BAG_SUFFIXES:
+    if is_bag(path):
         return _build(DatasetDescription(file=path.name), str(path), path.parent,
                       default_joints, recover=recover)[0]
     if not path.exists():
@@ -380,7 +395,7 @@ def _build_unchecked(spec, source, base, default_joints, log,
                      recover) -> tuple[Dataset, np.ndarray]:
     data_file = resolve_path(spec.file, base, 'file')
     notes = ()
-    if data_file.is_dir() or data_file.suffix in BAG_SUFFIXES:
+    if is_bag(data_file):
         if log is None:
             log = readers.read_joint_states(data_file, spec.topic,
                                             joints=spec.joints or default_joints,

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..files import read_yaml
 from ..schema import parse
-from .datasets import BAG_SUFFIXES, resolve_path
+from .datasets import is_bag, resolve_path
 from .description import DatasetDescription
 from .readers import open_bag
 
@@ -81,7 +81,7 @@ def recording_start(path: str | Path) -> tuple[datetime.datetime | None, str]:
             return None, 'none'
         time = spec.start_time
         return (time if time.tzinfo else time.replace(tzinfo=datetime.UTC)), 'start_time'
-    if path.is_dir() or path.suffix in BAG_SUFFIXES:
+    if is_bag(path):
         try:
             with closing(open_bag(path, recover=False)) as reader:
                 start = reader.start_time

@@ -11,7 +11,7 @@ import numpy as np
 from pydantic import Field
 
 from ..data.coverage import MIN_COVERAGE
-from ..data.datasets import BAG_SUFFIXES, Dataset, load_bag, load_dataset
+from ..data.datasets import Dataset, is_bag, load_bag, load_dataset
 from ..data.readers import EXCITATION_TOPIC, excitation_window
 from ..model.robot import RobotModel, load_robot
 from ..progress import Progress, describe
@@ -68,21 +68,6 @@ class Recording:
 
     dataset: Dataset
     stamps: np.ndarray | None = None
-
-
-def is_bag(path: str | Path) -> bool:
-    """Whether a path names a rosbag2 (a folder, ``.mcap`` or ``.db3``).
-
-    Parameters
-    ----------
-    path : str or Path
-
-    Returns
-    -------
-    bool
-    """
-    path = Path(path)
-    return path.is_dir() or path.suffix in BAG_SUFFIXES
 
 
 def read_recording(path: str | Path, options: RecordingOptions | None = None,

@@ -140,11 +140,12 @@ def estimate_drive_gains(robot: RobotModel, unloaded: list[Dataset], loaded: lis
     mask = np.concatenate([u.mask, lo.mask])
     names = base.names + [f'payload {p}' for p in parameter_names(10)[1:]]
     free = np.ones(robot.n, dtype=bool)
-    k, k_std = _gauss_newton(w, known, effort, mask, names, robot.joint_names, free)
+    theta = estimate(w, effort - known, 'wls', names, mask=mask).values     # the efforts as N·m
+    k, k_std = _gauss_newton(w, known, effort, mask, names, robot.joint_names, free, theta)
     ok = determined(k, k_std)
     gains, std = k, k_std
     if not ok.all():
-        gains, std = _gauss_newton(w, known, effort, mask, names, robot.joint_names, ok)
+        gains, std = _gauss_newton(w, known, effort, mask, names, robot.joint_names, ok, theta)
         std = np.where(ok, std, k_std)
         for j in np.flatnonzero(~ok):
             warnings.warn(f'the drive gain of {robot.joint_names[j]} is not determined by the '
@@ -175,14 +176,14 @@ def determined(gains: np.ndarray, std: np.ndarray) -> np.ndarray:
     return relative_std_percent(gains, std) < TRUSTED_STD_PERCENT
 
 
-def _gauss_newton(w, known, effort, mask, names, joints, free):
+def _gauss_newton(w, known, effort, mask, names, joints, free, theta):
     """Gains ``k = 1/g`` and their standard deviations (n,) minimising
     ``Σ ‖effort_j − g_j (W theta + known)_j‖²`` (weighted per joint), ``g_j = 1`` held where
     ``free`` is False. Each step solves the problem linearised about ``(theta_0, g_0)``:
-    ``effort − g_0 ∘ known = (g_0 ∘ W) theta + (W theta_0 + known) ∘ dg``."""
+    ``effort − g_0 ∘ known = (g_0 ∘ W) theta + (W theta_0 + known) ∘ dg``, from ``theta``
+    (the fit with every gain 1)."""
     n = effort.shape[1]
     g = np.ones(n)
-    theta = estimate(w, effort - known, 'wls', names, mask=mask).values     # the efforts as N·m
     gain_names = [f'drive gain {j}' for j, f in zip(joints, free) if f]
     for _ in range(STEPS):
         torque = w @ theta + known

@@ -50,12 +50,7 @@ class TrajectoryBuffer:
     """
 
     def __init__(self, q_hold):
-        q_hold = np.asarray(q_hold, dtype=float)
-        self._times = np.zeros(1)
-        self._coefficients = np.zeros((6, 1, len(q_hold)))
-        self._coefficients[0, 0] = q_hold
-        self._end = q_hold.copy()
-        self._last_time = -np.inf
+        self.hold(-np.inf, q_hold)
 
     def replace(self, now: float, start: float, times, q, qd=None, qdd=None) -> bool:
         """Take a new trajectory, as the controller does when a message arrives.

@@ -226,7 +226,3 @@ class TrajectoryGoals:
         self.on_result(response.status == GoalStatus.STATUS_SUCCEEDED,
                        response.status == GoalStatus.STATUS_ABORTED,
                        response.result.error_code, response.result.error_string)
-
-    def destroy(self) -> None:
-        """Destroy the action client."""
-        self.client.destroy()
